@@ -1,0 +1,1 @@
+"""Multimodal RAG over PDF reports: ingest → store → retrieve → agent → trace."""

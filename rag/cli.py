@@ -1,0 +1,197 @@
+"""`python -m rag`: every feature from the command line, `--json` for scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rag.settings import Settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    overrides = {"data_dir": Path(args.store)} if args.store else {}
+    settings = Settings.from_env(args.preset, **overrides)
+    try:
+        return args.func(args, settings)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # one clear line for the user; --debug shows the traceback
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rag", description=__doc__)
+    parser.add_argument("--store", help="data directory (default: $RAG_DATA_DIR or ./data)")
+    parser.add_argument("--preset", default="default", help="settings preset")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    p = sub.add_parser("ingest", help="parse and index PDF files")
+    p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("docs", help="list indexed documents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("delete", help="delete a document and all its fragments")
+    p.add_argument("doc", help="doc id, id prefix or file name")
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("search", help="multimodal search")
+    p.add_argument("query")
+    p.add_argument("--modality", default="auto", choices=["auto", "text", "table", "image_caption"])
+    p.add_argument("-k", type=int, default=None, help="results per collection")
+    p.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
+    p.add_argument("--qa", type=Path, required=True)
+    p.add_argument("--pdfs", type=Path, required=True)
+    p.add_argument("--retrieval-only", action="store_true")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("bench", help="benchmarks")
+    bench = p.add_subparsers(required=True, metavar="WHAT")
+    b = bench.add_parser("ingest", help="ingestion throughput and where the time goes")
+    b.add_argument("--pdfs", type=Path, required=True)
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_ingest)
+    b = bench.add_parser("retrieve", help="search latency and HNSW recall on synthetic fragments")
+    b.add_argument("--fragments", default="10000,100000")
+    b.add_argument("--queries", type=int, default=200)
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_retrieve)
+    return parser
+
+
+def _workspace(settings: Settings):
+    from rag.workspace import Workspace
+
+    return Workspace(settings)
+
+
+def _emit(args, payload: dict, text: str) -> None:
+    print(json.dumps(payload, ensure_ascii=False) if args.json else text)
+
+
+def cmd_ingest(args, settings: Settings) -> int:
+    from rag.progress import ingest_bar
+    from rag.records import IngestReport
+
+    ws = _workspace(settings)
+    reports = []
+    for path in args.files:
+        data = _read(path)
+        if data is None:
+            report = IngestReport(file=path.name, status="error", error=f"cannot read {path}")
+        else:
+            with ingest_bar(path.name, enabled=not args.json) as progress:
+                report = ws.ingest(data, path.name, progress)
+        reports.append(report)
+        if not args.json:
+            print(_describe(report), file=sys.stderr if report.status == "error" else sys.stdout)
+    ingested = [r for r in reports if r.status == "ingested"]
+    pages_per_s = sum(r.pages for r in ingested) / max(sum(r.seconds for r in ingested), 1e-9)
+    payload = {
+        "documents": [
+            r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "error", "warnings"})
+            for r in reports
+        ],
+        "pages_per_second": round(pages_per_s, 2) if ingested else 0.0,
+    }
+    _emit(args, payload, f"{len(ingested)} ingested, {pages_per_s:.1f} pages/s" if ingested else "")
+    return 1 if any(r.status == "error" for r in reports) else 0
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _describe(report) -> str:
+    if report.status == "error":
+        return f"✗ {report.file}: {report.error}"
+    counts = ", ".join(f"{n} {m}" for m, n in report.fragments.items())
+    verb = "already indexed" if report.status == "skipped" else f"{report.seconds:.1f} s"
+    warn = "".join(f"\n  ! {w}" for w in report.warnings)
+    return f"✓ {report.file} [{report.doc_id[:12]}] {report.pages} pages: {counts} ({verb}){warn}"
+
+
+def cmd_docs(args, settings: Settings) -> int:
+    docs = _workspace(settings).store.documents()
+    payload = {"documents": [d.model_dump(include={"doc_id", "file", "pages", "fragments"}) for d in docs]}
+    lines = [f"{d.doc_id[:12]}  {d.pages:4d} pages  {d.fragments}  {d.file}" for d in docs]
+    _emit(args, payload, "\n".join(lines) or "no documents yet: python -m rag ingest FILE.pdf")
+    return 0
+
+
+def cmd_delete(args, settings: Settings) -> int:
+    store = _workspace(settings).store
+    doc = store.resolve(args.doc)
+    store.delete(doc.doc_id)
+    print(f"deleted {doc.file} [{doc.doc_id[:12]}]")
+    return 0
+
+
+def cmd_search(args, settings: Settings) -> int:
+    ws = _workspace(settings)
+    doc_ids = [ws.store.resolve(d).doc_id for d in args.doc] if args.doc else None
+    result = ws.search(args.query, modality=args.modality, k=args.k, doc_ids=doc_ids)
+    payload = {
+        "query": result.query,
+        "route": result.route,
+        "results": [
+            {"id": h.fragment.id, "modality": h.fragment.modality, "file": h.fragment.file,
+             "page": h.fragment.page, "score": round(h.score, 4), "text": h.fragment.text,
+             "bbox": h.fragment.bbox}
+            for h in result.hits
+        ],
+        "timings_ms": result.timings_ms,
+    }
+    lines = [f"route: {'+'.join(result.route)}   {result.timings_ms}"]
+    lines += [
+        f"{h.score:.3f}  {h.fragment.modality:13s} {h.fragment.file} p.{h.fragment.page}  {h.fragment.text[:100]}"
+        for h in result.hits
+    ]
+    _emit(args, payload, "\n".join(lines))
+    return 0
+
+
+def cmd_eval(args, settings: Settings) -> int:
+    from rag.eval.retrieval import evaluate_retrieval
+
+    if not args.retrieval_only:
+        raise SystemExit("only --retrieval-only is available so far")
+    report = evaluate_retrieval(_workspace(settings), args.qa, args.pdfs, limit=args.limit)
+    _emit(args, report.summary(), report.table())
+    return 0
+
+
+def cmd_bench_ingest(args, settings: Settings) -> int:
+    from rag.bench import bench_ingest
+
+    result = bench_ingest(settings, args.pdfs)
+    _emit(args, result, json.dumps(result, indent=2))
+    return 0
+
+
+def cmd_bench_retrieve(args, settings: Settings) -> int:
+    from rag.bench import bench_retrieve
+
+    sizes = [int(s) for s in args.fragments.split(",")]
+    result = bench_retrieve(settings, sizes, n_queries=args.queries)
+    _emit(args, result, json.dumps(result, indent=2))
+    return 0

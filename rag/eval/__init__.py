@@ -1,0 +1,1 @@
+"""Evaluation on MMLongBench-Doc-style questions."""

@@ -1,0 +1,122 @@
+"""PDF bytes → validated document → text fragments, page by page."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+
+import pymupdf
+
+from rag.records import BBox, Fragment, fragment_id
+
+PDF_MAGIC = b"%PDF-"
+pymupdf.TOOLS.mupdf_display_errors(False)  # broken files are reported by us, once, not on stderr
+_FLAGS = pymupdf.TEXT_DEHYPHENATE | pymupdf.TEXT_MEDIABOX_CLIP
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
+
+Progress = Callable[[int, int], None]
+
+
+class IngestError(Exception):
+    """A file we refuse, with a message meant for the person who uploaded it."""
+
+
+def doc_id_for(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def open_pdf(data: bytes, max_mb: float, password: str | None = None) -> pymupdf.Document:
+    """Open and validate; every refusal is an IngestError with a one-line reason."""
+    if not data:
+        raise IngestError("the file is empty")
+    if len(data) > max_mb * 1024 * 1024:
+        raise IngestError(f"the file is {len(data) / 2**20:.0f} MB, over the {max_mb:.0f} MB limit")
+    if PDF_MAGIC not in data[:1024]:
+        raise IngestError("not a PDF (no %PDF header)")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+        if doc.needs_pass and not (password and doc.authenticate(password)):
+            raise IngestError("the PDF is encrypted and needs a password")
+        pages = doc.page_count
+    except IngestError:
+        raise
+    except Exception as exc:  # MuPDF raises several types for broken files
+        raise IngestError(f"corrupt or unreadable PDF ({exc})") from None
+    if pages == 0:
+        raise IngestError("the PDF has no pages")
+    return doc
+
+
+def clean_text(text: str) -> str:
+    text = _CONTROL.sub("", text.replace("\u00ad", ""))
+    text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def split_long(text: str, limit: int) -> list[str]:
+    """Split on sentence ends so each piece embeds well; a sentence over the limit is cut."""
+    if len(text) <= limit:
+        return [text]
+    pieces, current = [], ""
+    for sentence in _SENTENCE_END.split(text):
+        while len(sentence) > limit:
+            cut = sentence.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            pieces.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if current and len(current) + 1 + len(sentence) > limit:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def page_blocks(page: pymupdf.Page) -> list[tuple[BBox, str]]:
+    """All text blocks of a page, cleaned, in reading order; short ones too (captions use them)."""
+    blocks = []
+    for x0, y0, x1, y1, text, _no, kind in page.get_text("blocks", flags=_FLAGS, sort=True):
+        text = clean_text(text)
+        if kind == 0 and text:
+            blocks.append(((x0, y0, x1, y1), text))
+    return blocks
+
+
+def _inside(box: BBox, areas: list[BBox], share: float = 0.6) -> bool:
+    rect = pymupdf.Rect(box)
+    if rect.is_empty:
+        return False
+    return any((rect & pymupdf.Rect(a)).get_area() >= share * rect.get_area() for a in areas)
+
+
+def text_fragments(
+    blocks: list[tuple[BBox, str]],
+    page_no: int,
+    doc_id: str,
+    file: str,
+    min_chars: int,
+    max_chars: int,
+    skip_areas: list[BBox],
+) -> list[Fragment]:
+    """Paragraph fragments, leaving out blocks that a table already covers."""
+    out: list[Fragment] = []
+    for bbox, text in blocks:
+        if len(text) <= min_chars or _inside(bbox, skip_areas):
+            continue
+        for piece in split_long(text, max_chars):
+            out.append(
+                Fragment(
+                    id=fragment_id(doc_id, "text", page_no, len(out)),
+                    doc_id=doc_id,
+                    file=file,
+                    page=page_no,
+                    modality="text",
+                    bbox=bbox,
+                    text=piece,
+                )
+            )
+    return out

@@ -1,0 +1,115 @@
+"""Typed records that cross module borders: documents, fragments, hits."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Modality = Literal["text", "table", "image_caption"]
+MODALITIES: tuple[Modality, ...] = ("text", "table", "image_caption")
+
+BBox = tuple[float, float, float, float]
+
+
+def fragment_id(doc_id: str, modality: Modality, page: int, n: int) -> str:
+    """Stable ids make re-ingest idempotent and keep citations valid across restarts."""
+    return f"{doc_id[:16]}:{modality}:{page}:{n}"
+
+
+class Fragment(BaseModel):
+    """One searchable piece of a PDF: a paragraph, a table row or a figure caption."""
+
+    id: str
+    doc_id: str
+    file: str
+    page: int = Field(ge=1, description="1-based page number")
+    modality: Modality
+    bbox: BBox
+    text: str
+    extra: dict[str, str | int | float] = Field(default_factory=dict)
+
+
+class Table(BaseModel):
+    """A whole table, kept so later steps can compute on it, not only search its rows."""
+
+    table_id: str
+    page: int
+    bbox: BBox
+    header: list[str]
+    rows: list[list[str]]
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=_unique(self.header))
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        out.append(name if n == 0 else f"{name}.{n}")
+    return out
+
+
+class ParsedDocument(BaseModel):
+    """What the ingest step hands to the store."""
+
+    doc_id: str
+    file: str
+    pages: int
+    fragments: list[Fragment]
+    tables: list[Table] = Field(default_factory=list)
+    empty_pages: list[int] = Field(default_factory=list)
+    bad_pages: list[int] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        return {m: sum(f.modality == m for f in self.fragments) for m in MODALITIES}
+
+
+class DocumentInfo(BaseModel):
+    """A document as the store's registry knows it."""
+
+    doc_id: str
+    file: str
+    pages: int
+    fragments: dict[str, int]
+    status: Literal["indexing", "ready"] = "ready"
+    embed_model: str = ""
+    added_at: float = 0.0
+
+
+class Hit(BaseModel):
+    """A fragment found by a search, with its cosine similarity."""
+
+    fragment: Fragment
+    score: float
+    collection: Modality
+
+
+class SearchResult(BaseModel):
+    """One retrieval call: the route taken, the merged hits and where the time went."""
+
+    query: str
+    route: list[Modality]
+    hits: list[Hit]
+    per_collection: dict[str, list[Hit]] = Field(default_factory=dict)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class IngestReport(BaseModel):
+    """The outcome of ingesting one file, as the CLI and the upload page show it."""
+
+    doc_id: str = ""
+    file: str
+    pages: int = 0
+    fragments: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+    status: Literal["ingested", "skipped", "error"]
+    error: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,81 @@
+"""One settings object for every knob, read from the environment, with named presets.
+
+Secrets (API keys) are read from the environment when a client is built and never
+stored here, so dumping settings into a trace or the UI cannot leak them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from rag.records import Modality
+
+
+class IngestSettings(BaseModel):
+    min_block_chars: int = 20
+    max_block_chars: int = 1200
+    caption_window: float = 120.0
+    caption_max_chars: int = 120
+    max_file_mb: int = 200
+    embed_batch: int = 32
+
+
+class StoreSettings(BaseModel):
+    hnsw_m: int = 32
+    hnsw_ef_construction: int = 200
+    hnsw_ef_search: int = 100
+
+
+class RetrievalSettings(BaseModel):
+    k_per_collection: int = 6
+    context_k: int = 10
+    ratio: dict[Modality, int] = Field(
+        default_factory=lambda: {"text": 6, "table": 2, "image_caption": 2}
+    )
+    router_threshold: float = 0.35
+
+
+class AgentSettings(BaseModel):
+    max_hops: int = 3
+    temperature: float = 0.0
+    max_output_tokens: int = 700
+    token_budget: int = 3000
+    low_score: float = 0.75
+
+
+class Settings(BaseModel):
+    data_dir: Path = Path("data")
+    chroma_host: str | None = None
+    chroma_port: int = 8000
+    embed_provider: str = "local"
+    openai_embed_model: str = "text-embedding-3-small"
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+
+    @classmethod
+    def from_env(cls, preset: str = "default", **overrides) -> "Settings":
+        values = PRESETS[preset].model_dump()
+        env = os.environ
+        if env.get("RAG_DATA_DIR"):
+            values["data_dir"] = Path(env["RAG_DATA_DIR"])
+        if env.get("CHROMA_HOST"):
+            values["chroma_host"] = env["CHROMA_HOST"]
+            values["chroma_port"] = int(env.get("CHROMA_PORT", "8000"))
+        if env.get("RAG_EMBED_PROVIDER"):
+            values["embed_provider"] = env["RAG_EMBED_PROVIDER"]
+        elif env.get("OPENAI_API_KEY") and not env.get("OPENAI_BASE_URL"):
+            values["embed_provider"] = "openai"
+        values.update(overrides)
+        return cls.model_validate(values)
+
+
+PRESETS: dict[str, Settings] = {
+    "default": Settings(),
+    # The paper's design exactly, for ablations and comparisons.
+    "paper": Settings(),
+}

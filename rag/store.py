@@ -1,0 +1,269 @@
+"""The Chroma store: three fragment collections, a document registry, and the PDFs themselves.
+
+A document is written in three steps — registry entry marked "indexing", fragments,
+registry entry marked "ready" — and searches only see ready documents, so a crash
+midway never leaves a half-indexed document visible; the next open removes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import chromadb
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.vector_stores.chroma import ChromaVectorStore
+
+from rag.records import MODALITIES, DocumentInfo, Fragment, Modality, ParsedDocument, Table
+from rag.settings import Settings
+from rag.timing import timed
+
+REGISTRY = "documents"
+# The token tells this process apart from an earlier one that had the same pid.
+_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+_STALE_AFTER_S = 3600
+
+
+class StoreError(Exception):
+    """A store problem worth showing to the user as is."""
+
+
+class EmbeddingMismatchError(StoreError):
+    pass
+
+
+def make_client(settings: Settings):
+    chroma_settings = chromadb.config.Settings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+    path = settings.data_dir / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+
+class Store:
+    def __init__(self, settings: Settings, embed_model: BaseEmbedding, client=None) -> None:
+        self.settings = settings
+        self.embed_model = embed_model
+        self.client = client or make_client(settings)
+        self.files = settings.data_dir
+        for sub in ("pdfs", "tables"):
+            (self.files / sub).mkdir(parents=True, exist_ok=True)
+        self.collections = {m: self._collection(m) for m in MODALITIES}
+        self.vector_stores = {m: ChromaVectorStore(chroma_collection=c) for m, c in self.collections.items()}
+        self.registry = self.client.get_or_create_collection(REGISTRY, embedding_function=None)
+        self._check_model()
+        self.recover()
+
+    @property
+    def model_key(self) -> str:
+        return self.embed_model.model_name
+
+    def _collection(self, name: str):
+        hnsw = self.settings.store
+        return self.client.get_or_create_collection(
+            name,
+            configuration={
+                "hnsw": {
+                    "space": "cosine",
+                    "max_neighbors": hnsw.hnsw_m,
+                    "ef_construction": hnsw.hnsw_ef_construction,
+                    "ef_search": hnsw.hnsw_ef_search,
+                }
+            },
+            embedding_function=None,
+        )
+
+    def _check_model(self) -> None:
+        """A store answers to one embedding model: mixing vector spaces gives silent nonsense."""
+        for collection in self.collections.values():
+            built_with = (collection.metadata or {}).get("embed_model")
+            if built_with and built_with != self.model_key:
+                raise EmbeddingMismatchError(
+                    f"this store was built with the embedding model '{built_with}' but "
+                    f"'{self.model_key}' is active; use the same model or a new --store"
+                )
+            if not built_with:
+                collection.modify(metadata={"embed_model": self.model_key})
+
+    # registry
+
+    def documents(self, include_indexing: bool = False) -> list[DocumentInfo]:
+        got = self.registry.get(include=["metadatas"])
+        docs = [_info(doc_id, meta) for doc_id, meta in zip(got["ids"], got["metadatas"])]
+        return sorted(
+            (d for d in docs if include_indexing or d.status == "ready"), key=lambda d: d.added_at
+        )
+
+    def get(self, doc_id: str) -> DocumentInfo | None:
+        got = self.registry.get(ids=[doc_id], include=["metadatas"])
+        return _info(got["ids"][0], got["metadatas"][0]) if got["ids"] else None
+
+    def resolve(self, prefix_or_name: str) -> DocumentInfo:
+        """A doc id, an unambiguous id prefix, or a file name."""
+        matches = [
+            d for d in self.documents() if d.doc_id.startswith(prefix_or_name) or d.file == prefix_or_name
+        ]
+        if len(matches) != 1:
+            raise StoreError(f"no single document matches '{prefix_or_name}' ({len(matches)} found)")
+        return matches[0]
+
+    def _register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
+        meta = {
+            "file": info.file, "pages": info.pages, "status": info.status,
+            "embed_model": info.embed_model, "added_at": info.added_at, "owner": owner,
+            **{f"n_{m}": n for m, n in info.fragments.items()},
+        }
+        self.registry.upsert(ids=[info.doc_id], embeddings=[[1.0]], metadatas=[meta], documents=[info.file])
+
+    # writing
+
+    def add(
+        self,
+        parsed: ParsedDocument,
+        data: bytes,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> tuple[DocumentInfo, bool]:
+        """Index a parsed document; returns (info, added). Adding a ready document is a no-op."""
+        existing = self.get(parsed.doc_id)
+        if existing and existing.status == "ready":
+            return existing, False
+        if existing:
+            self.delete(parsed.doc_id)
+        info = DocumentInfo(
+            doc_id=parsed.doc_id, file=parsed.file, pages=parsed.pages, fragments=parsed.counts(),
+            status="indexing", embed_model=self.model_key, added_at=time.time(),
+        )
+        self._register(info)
+        try:
+            self._write_files(parsed, data)
+            self._write_fragments(parsed.fragments, progress, parsed.timings)
+        except BaseException:
+            self.delete(parsed.doc_id)
+            raise
+        info.status = "ready"
+        self._register(info)
+        return info, True
+
+    def _write_files(self, parsed: ParsedDocument, data: bytes) -> None:
+        _atomic_write(self.pdf_path(parsed.doc_id), data)
+        tables = json.dumps([t.model_dump() for t in parsed.tables])
+        _atomic_write(self._tables_path(parsed.doc_id), tables.encode())
+
+    def _write_fragments(self, fragments: list[Fragment], progress, seconds: dict[str, float]) -> None:
+        batch = self.settings.ingest.embed_batch
+        # Similar lengths in a batch means little padding: about twice the throughput.
+        fragments = sorted(fragments, key=lambda f: len(f.text))
+        for start in range(0, len(fragments), batch):
+            chunk = fragments[start : start + batch]
+            with timed(seconds, "embed"):
+                vectors = self.embed_model.get_text_embedding_batch([f.text for f in chunk])
+            with timed(seconds, "write"):
+                for modality in MODALITIES:
+                    nodes = [_node(f, v) for f, v in zip(chunk, vectors) if f.modality == modality]
+                    if nodes:
+                        self.vector_stores[modality].add(nodes)
+            if progress:
+                progress(min(start + batch, len(fragments)), len(fragments))
+
+    def delete(self, doc_id: str) -> None:
+        for store in self.vector_stores.values():
+            store.delete(ref_doc_id=doc_id)
+        for path in (self.pdf_path(doc_id), self._tables_path(doc_id)):
+            path.unlink(missing_ok=True)
+        self.registry.delete(ids=[doc_id])
+
+    def recover(self) -> list[str]:
+        """Remove documents whose indexing died midway (killed process, power loss)."""
+        removed = []
+        got = self.registry.get(where={"status": "indexing"}, include=["metadatas"])
+        for doc_id, meta in zip(got["ids"], got["metadatas"]):
+            if _abandoned(meta):
+                self.delete(doc_id)
+                removed.append(doc_id)
+        return removed
+
+    # reading
+
+    def pdf_path(self, doc_id: str) -> Path:
+        return self.files / "pdfs" / f"{doc_id}.pdf"
+
+    def _tables_path(self, doc_id: str) -> Path:
+        return self.files / "tables" / f"{doc_id}.json"
+
+    def tables(self, doc_id: str) -> list[Table]:
+        path = self._tables_path(doc_id)
+        return [Table.model_validate(t) for t in json.loads(path.read_text())] if path.exists() else []
+
+    def count(self, modality: Modality) -> int:
+        return self.collections[modality].count()
+
+
+def _node(fragment: Fragment, vector: list[float]) -> TextNode:
+    return TextNode(
+        id_=fragment.id,
+        text=fragment.text,
+        embedding=vector,
+        metadata={
+            "file": fragment.file,
+            "page": fragment.page,
+            "modality": fragment.modality,
+            "bbox": json.dumps([round(v, 2) for v in fragment.bbox]),
+            "extra": json.dumps(fragment.extra),
+        },
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=fragment.doc_id)},
+    )
+
+
+def fragment_from_node(node) -> Fragment:
+    meta = node.metadata
+    return Fragment(
+        id=node.node_id,
+        doc_id=node.ref_doc_id,
+        file=meta["file"],
+        page=meta["page"],
+        modality=meta["modality"],
+        bbox=tuple(json.loads(meta["bbox"])),
+        text=node.get_content(),
+        extra=json.loads(meta.get("extra") or "{}"),
+    )
+
+
+def _info(doc_id: str, meta: dict) -> DocumentInfo:
+    return DocumentInfo(
+        doc_id=doc_id, file=meta["file"], pages=meta["pages"], status=meta["status"],
+        embed_model=meta.get("embed_model", ""), added_at=meta.get("added_at", 0.0),
+        fragments={m: meta.get(f"n_{m}", 0) for m in MODALITIES},
+    )
+
+
+def _abandoned(meta: dict) -> bool:
+    owner = str(meta.get("owner", ""))
+    if owner == _OWNER:
+        return False
+    host, pid, _token = (owner.split(":") + ["", ""])[:3]
+    if host == socket.gethostname() and pid.isdigit():
+        return int(pid) == os.getpid() or not _alive(int(pid))
+    return time.time() - float(meta.get("added_at", 0)) > _STALE_AFTER_S
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

@@ -1,0 +1,84 @@
+"""The library's front door: models, store and retriever wired from one Settings object.
+
+The CLI, the agent and the UI all go through a Workspace, so they behave the same.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import PurePath
+
+from rag.embed import make_embedding
+from rag.ingest import IngestError, doc_id_for, parse_pdf
+from rag.records import IngestReport, SearchResult
+from rag.retrieve import Retriever
+from rag.settings import Settings
+from rag.store import Store
+
+# (stage, done, total): stage is "parse" (pages) or "embed" (fragments).
+IngestProgress = Callable[[str, int, int], None]
+
+
+def safe_name(name: str) -> str:
+    """A display name without directories or control characters; keeps any script."""
+    base = PurePath(name.replace("\\", "/")).name
+    base = "".join(ch for ch in unicodedata.normalize("NFC", base) if unicodedata.category(ch)[0] != "C")
+    return base.strip(" .")[:200] or "document.pdf"
+
+
+class Workspace:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+
+    @cached_property
+    def embed_model(self):
+        return make_embedding(self.settings)
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.settings, self.embed_model)
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return Retriever(self.store, self.settings.retrieval)
+
+    def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None) -> IngestReport:
+        """Parse and index one PDF; refusals come back as status "error", never raised."""
+        t0 = time.perf_counter()
+        file = safe_name(name)
+        existing = self.store.get(doc_id_for(data)) if data else None
+        if existing and existing.status == "ready":
+            return IngestReport(
+                doc_id=existing.doc_id, file=existing.file, pages=existing.pages,
+                fragments=existing.fragments, status="skipped",
+            )
+        try:
+            parsed = parse_pdf(
+                data, file, self.settings.ingest,
+                progress=(lambda d, n: progress("parse", d, n)) if progress else None,
+            )
+        except IngestError as exc:
+            return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+        try:
+            self.store.add(parsed, data, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
+        except Exception as exc:  # the store rolled the document back; report, don't crash the batch
+            return IngestReport(file=file, status="error", error=f"indexing failed: {exc}",
+                                seconds=time.perf_counter() - t0)
+        warnings = [f"no text layer on page(s) {_pages(parsed.empty_pages)}"] if parsed.empty_pages else []
+        if parsed.bad_pages:
+            warnings.append(f"damaged page(s) skipped: {_pages(parsed.bad_pages)}")
+        return IngestReport(
+            doc_id=parsed.doc_id, file=file, pages=parsed.pages, fragments=parsed.counts(),
+            seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings, warnings=warnings,
+        )
+
+    def search(self, query: str, modality: str = "auto", k: int | None = None,
+               doc_ids: list[str] | None = None) -> SearchResult:
+        return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids)
+
+
+def _pages(pages: list[int]) -> str:
+    return ", ".join(map(str, pages[:10])) + (" …" if len(pages) > 10 else "")
