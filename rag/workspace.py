@@ -30,8 +30,10 @@ def safe_name(name: str) -> str:
 
 
 class Workspace:
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, embed_model=None) -> None:
         self.settings = settings or Settings.from_env()
+        if embed_model is not None:
+            self.embed_model = embed_model
 
     @cached_property
     def embed_model(self):

@@ -1,0 +1,55 @@
+"""Shared fixtures: the real dev PDFs from ../shared/eval, real Chroma stores in tmp dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.embed import local_minilm
+from rag.settings import Settings
+from rag.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT.parent / "shared" / "eval"
+PDFS = EVAL / "pdfs"
+DEV_QA = EVAL / "qa" / "dev.json"
+PEW = "PH_2016.06.08_Economy-Final.pdf"
+BESTBUY = "BESTBUY_2023_10K.pdf"
+
+
+def pdf_bytes(name: str) -> bytes:
+    return (PDFS / name).read_bytes()
+
+
+def pages_of(name: str, pages: list[int]) -> bytes:
+    """A real PDF cut down to a few pages: real content, fast to index."""
+    import pymupdf
+
+    doc = pymupdf.open(PDFS / name)
+    doc.select([p - 1 for p in pages])
+    return doc.tobytes()
+
+
+def local_settings(data_dir: Path, **overrides) -> Settings:
+    """Settings that never reach a network, whatever the environment says."""
+    return Settings.from_env(data_dir=data_dir, embed_provider="local", chroma_host=None, **overrides)
+
+
+@pytest.fixture(scope="session")
+def embed_model():
+    return local_minilm()
+
+
+@pytest.fixture
+def workspace(tmp_path, embed_model) -> Workspace:
+    return Workspace(local_settings(tmp_path), embed_model=embed_model)
+
+
+@pytest.fixture(scope="session")
+def pew_workspace(tmp_path_factory, embed_model) -> Workspace:
+    """One store with a Pew report (text + vector charts) indexed, shared by read-only tests."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("pew")), embed_model=embed_model)
+    report = ws.ingest(pdf_bytes(PEW), PEW)
+    assert report.status == "ingested", report.error
+    return ws

@@ -1,0 +1,78 @@
+"""`python -m rag` as a user runs it: subprocesses, JSON shapes, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DEV_QA, PDFS, PEW, ROOT, pages_of
+
+
+def rag(store, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "RAG_EMBED_PROVIDER": "local", "PYTHONPATH": str(ROOT)}
+    env.pop("CHROMA_HOST", None)
+    proc = subprocess.run([sys.executable, "-m", "rag", "--store", str(store), *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def cli_store(tmp_path_factory):
+    store = tmp_path_factory.mktemp("cli")
+    small = store.parent / "pew-pages.pdf"
+    small.write_bytes(pages_of(PEW, [3, 4, 5, 6]))
+    not_pdf = store.parent / "notes.pdf"
+    not_pdf.write_text("just some notes")
+    proc = rag(store, "ingest", str(small), str(not_pdf), "--json", check=False)
+    return store, proc
+
+
+def test_ingest_json_reports_each_file_and_fails_on_a_bad_one(cli_store):
+    _store, proc = cli_store
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    good, bad = out["documents"]
+    assert good["status"] == "ingested" and good["pages"] == 4 and good["fragments"]["text"] > 10
+    assert set(good["fragments"]) == {"text", "table", "image_caption"} and good["seconds"] > 0
+    assert bad["status"] == "error" and "not a PDF" in bad["error"]
+    assert out["pages_per_second"] > 0
+
+
+def test_docs_search_and_delete(cli_store):
+    store, _ = cli_store
+    docs = json.loads(rag(store, "docs", "--json").stdout)["documents"]
+    assert [d["file"] for d in docs] == ["pew-pages.pdf"]
+    found = json.loads(rag(store, "search", "upward mobility for their children", "--json").stdout)
+    assert found["route"] and found["results"][0]["page"] in {1, 2, 3, 4}
+    assert set(found["results"][0]) >= {"id", "modality", "file", "page", "score", "text", "bbox"}
+    assert set(found["timings_ms"]) >= {"text", "table", "image_caption", "total"}
+    one = json.loads(rag(store, "search", "mobility", "--modality", "text", "-k", "2", "--json").stdout)
+    assert len(one["results"]) == 2 and {r["modality"] for r in one["results"]} == {"text"}
+    assert "deleted pew-pages.pdf" in rag(store, "delete", docs[0]["doc_id"][:10]).stdout
+    assert json.loads(rag(store, "docs", "--json").stdout)["documents"] == []
+    gone = rag(store, "delete", "pew-pages.pdf", check=False)
+    assert gone.returncode == 1 and "no single document" in gone.stderr
+
+
+def test_retrieval_eval_json(tmp_path):
+    questions = [q for q in json.loads(DEV_QA.read_text()) if q["doc_id"] == PEW][:3]
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps(questions))
+    out = json.loads(rag(tmp_path / "store", "eval", "--retrieval-only", "--qa", str(qa),
+                         "--pdfs", str(PDFS), "--json").stdout)
+    assert out["questions"] == sum(not q["unanswerable"] for q in questions)
+    assert set(out["recall_at_6"]) == {"text", "table", "image_caption", "overall"}
+    assert 0 <= out["recall_merged_top10"] <= 1
+
+
+def test_bench_retrieve_reports_latency_and_recall(tmp_path):
+    out = json.loads(rag(tmp_path, "bench", "retrieve", "--fragments", "600", "--queries", "10", "--json").stdout)
+    [row] = out["results"]
+    assert row["fragments"] == 600 and 0 < row["p50_ms"] <= row["p95_ms"]
+    assert 0.9 <= row["hnsw_recall_at_k"] <= 1.0

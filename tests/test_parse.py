@@ -1,0 +1,99 @@
+"""Parsing the real dev PDFs, and refusing bad files with one clear message."""
+
+from __future__ import annotations
+
+import re
+
+import pymupdf
+import pytest
+
+from conftest import PDFS, pdf_bytes
+from rag.ingest import IngestError, parse_pdf
+from rag.ingest.pdf import split_long
+from rag.settings import IngestSettings
+from rag.workspace import safe_name
+
+SETTINGS = IngestSettings()
+ALL_PDFS = sorted(p.name for p in PDFS.glob("*.pdf"))
+
+
+def test_dev_pdfs_are_there():
+    assert len(ALL_PDFS) == 8
+
+
+@pytest.mark.parametrize("name", ALL_PDFS)
+def test_every_dev_pdf_yields_clean_text_fragments(name):
+    parsed = parse_pdf(pdf_bytes(name), name, SETTINGS)
+    texts = [f for f in parsed.fragments if f.modality == "text"]
+    assert len(texts) >= parsed.pages
+    assert {f.page for f in texts} <= set(range(1, parsed.pages + 1))
+    assert len({f.id for f in parsed.fragments}) == len(parsed.fragments)
+    for f in texts:
+        assert SETTINGS.min_block_chars < len(f.text) <= SETTINGS.max_block_chars
+        assert not re.search(r"\s{2,}|\n", f.text)
+        x0, y0, x1, y1 = f.bbox
+        assert x0 <= x1 and y0 <= y1
+    assert parsed.doc_id == parse_pdf(pdf_bytes(name), "other name.pdf", SETTINGS).doc_id
+
+
+def test_pages_are_one_based_and_match_the_pdf():
+    parsed = parse_pdf(pdf_bytes("PH_2016.06.08_Economy-Final.pdf"), "pew.pdf", SETTINGS)
+    doc = pymupdf.open(PDFS / "PH_2016.06.08_Economy-Final.pdf")
+    fragment = next(f for f in parsed.fragments if "upward mobility" in f.text)
+    page_text = " ".join(doc[fragment.page - 1].get_text().split())
+    assert fragment.text[:40] in page_text
+
+
+def test_long_text_is_split_on_sentences():
+    text = " ".join(f"Sentence number {i} says something long enough to matter." for i in range(60))
+    pieces = split_long(text, 300)
+    assert all(len(p) <= 300 for p in pieces)
+    assert all(p.endswith(".") for p in pieces)
+    assert " ".join(pieces) == text
+
+
+def _encrypted_pdf() -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "secret quarterly numbers for the board meeting")
+    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "empty"),
+        (b"GIF89a not a pdf at all", "not a PDF"),
+        (b"%PDF-1.7\n" + b"\x00garbage" * 200, "corrupt"),
+        (_encrypted_pdf(), "encrypted"),
+    ],
+    ids=["empty", "not-pdf", "corrupt", "encrypted"],
+)
+def test_bad_files_are_refused_with_a_clear_message(data, message):
+    with pytest.raises(IngestError, match=message):
+        parse_pdf(data, "bad.pdf", SETTINGS)
+
+
+def test_encrypted_pdf_opens_with_its_password():
+    parsed = parse_pdf(_encrypted_pdf(), "locked.pdf", SETTINGS, password="user")
+    assert "quarterly numbers" in parsed.fragments[0].text
+
+
+def test_oversized_file_is_refused():
+    with pytest.raises(IngestError, match="over the 1 MB limit"):
+        parse_pdf(pdf_bytes("PH_2016.06.08_Economy-Final.pdf"), "big.pdf", IngestSettings(max_file_mb=1))
+
+
+def test_blank_pdf_says_it_has_no_text_layer():
+    doc = pymupdf.open()
+    doc.new_page()
+    with pytest.raises(IngestError, match="no text layer"):
+        parse_pdf(doc.tobytes(), "scan.pdf", SETTINGS)
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [("../../etc/passwd.pdf", "passwd.pdf"), ("C:\\Users\\x\\report.pdf", "report.pdf"),
+     ("отчёт 2023.pdf", "отчёт 2023.pdf"), ("a\x00b.pdf", "ab.pdf"), ("..", "document.pdf")],
+)
+def test_file_names_lose_directories_but_keep_their_script(raw, shown):
+    assert safe_name(raw) == shown

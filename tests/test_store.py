@@ -1,0 +1,101 @@
+"""The real Chroma store: idempotent ingest, delete, model mismatch, rollback, crash recovery."""
+
+from __future__ import annotations
+
+import pytest
+from llama_index.core.embeddings import MockEmbedding
+
+from conftest import PEW, local_settings, pages_of
+from rag.records import MODALITIES
+from rag.store import EmbeddingMismatchError, Store, _OWNER
+from rag.workspace import Workspace
+
+
+SMALL = pages_of(PEW, [3, 4, 5, 6])
+
+
+def _counts(ws: Workspace) -> dict[str, int]:
+    return {m: ws.store.count(m) for m in MODALITIES}
+
+
+def test_ingest_keeps_the_pdf_and_counts_match_the_collections(workspace):
+    report = workspace.ingest(SMALL, PEW)
+    assert report.status == "ingested" and report.pages == 4
+    assert _counts(workspace) == report.fragments
+    assert workspace.store.pdf_path(report.doc_id).read_bytes() == SMALL
+    [doc] = workspace.store.documents()
+    assert (doc.file, doc.status, doc.fragments) == (PEW, "ready", report.fragments)
+
+
+def test_ingesting_the_same_file_twice_is_a_no_op(workspace):
+    first = workspace.ingest(SMALL, PEW)
+    second = workspace.ingest(SMALL, "renamed copy.pdf")
+    assert second.status == "skipped" and second.doc_id == first.doc_id
+    assert _counts(workspace) == first.fragments
+    assert len(workspace.store.documents()) == 1
+
+
+def test_delete_removes_every_fragment_and_file(workspace):
+    report = workspace.ingest(SMALL, PEW)
+    workspace.store.delete(report.doc_id)
+    assert _counts(workspace) == {m: 0 for m in MODALITIES}
+    assert workspace.store.documents() == []
+    assert not workspace.store.pdf_path(report.doc_id).exists()
+    assert workspace.ingest(SMALL, PEW).status == "ingested"
+
+
+def test_a_store_refuses_a_different_embedding_model(workspace, tmp_path):
+    workspace.ingest(SMALL, PEW)
+    other = MockEmbedding(embed_dim=384, model_name="some-other-model")
+    with pytest.raises(EmbeddingMismatchError, match="all-MiniLM.*some-other-model"):
+        Store(local_settings(tmp_path), other)
+
+
+@pytest.mark.parametrize("data", [b"", b"plain text", b"%PDF-1.4\n" + b"\xff" * 500])
+def test_a_bad_file_leaves_the_store_unchanged(workspace, data):
+    workspace.ingest(SMALL, PEW)
+    before = (_counts(workspace), workspace.store.documents())
+    report = workspace.ingest(data, "bad.pdf")
+    assert report.status == "error" and report.error
+    assert (_counts(workspace), workspace.store.documents()) == before
+
+
+class _FailingEmbedding(MockEmbedding):
+    """Fails on the third batch, as a crash or a full disk would midway through indexing."""
+
+    calls: int = 0
+
+    def _get_text_embeddings(self, texts):
+        self.calls += 1
+        if self.calls == 3:
+            raise OSError("disk full")
+        return super()._get_text_embeddings(texts)
+
+
+def test_a_failure_midway_rolls_the_document_back(tmp_path):
+    ws = Workspace(local_settings(tmp_path), embed_model=_FailingEmbedding(embed_dim=8, model_name="m"))
+    report = ws.ingest(SMALL, PEW)
+    assert report.status == "error" and "disk full" in report.error
+    assert _counts(ws) == {m: 0 for m in MODALITIES}
+    assert ws.store.documents(include_indexing=True) == []
+
+
+def test_a_document_left_indexing_by_a_dead_process_is_removed_on_open(workspace, tmp_path, embed_model):
+    report = workspace.ingest(SMALL, PEW)
+    info = workspace.store.get(report.doc_id)
+    info.status = "indexing"
+    workspace.store._register(info, owner=_OWNER.rsplit(":", 2)[0] + ":999999999:dead")
+    assert workspace.store.documents() == []  # never visible while indexing
+    assert workspace.search("Latino finances").hits == []
+    reopened = Store(workspace.settings, embed_model)
+    assert reopened.documents(include_indexing=True) == []
+    assert {m: reopened.count(m) for m in MODALITIES} == {m: 0 for m in MODALITIES}
+
+
+def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_model):
+    report = workspace.ingest(SMALL, PEW)
+    info = workspace.store.get(report.doc_id)
+    info.status = "indexing"
+    workspace.store._register(info)
+    Store(workspace.settings, embed_model)
+    assert workspace.store.get(report.doc_id).status == "indexing"

@@ -1,0 +1,129 @@
+"""Table rows and figure captions from the real dev PDFs, a handful of pages each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from rag.ingest.figures import find_page_figures
+from rag.ingest.pdf import page_blocks
+from rag.ingest.tables import find_page_tables, page_may_have_tables
+from rag.records import fragment_id
+
+PDFS = Path(__file__).resolve().parents[2] / "shared/eval/pdfs"
+BESTBUY = "BESTBUY_2023_10K.pdf"
+PEW_ECONOMY = "PH_2016.06.08_Economy-Final.pdf"
+PEW_POLITICS = "05-03-18-political-release.pdf"
+DOC_ID = "0123456789abcdef0123"
+
+
+@pytest.fixture(scope="module")
+def docs():
+    opened = {name: pymupdf.open(PDFS / name) for name in (BESTBUY, PEW_ECONOMY, PEW_POLITICS)}
+    yield opened
+    for doc in opened.values():
+        doc.close()
+
+
+@pytest.fixture(scope="module")
+def earnings(docs):
+    """Consolidated Statements of Earnings, BESTBUY page 40."""
+    return find_page_tables(docs[BESTBUY][39], DOC_ID, BESTBUY)
+
+
+def figures(docs, name: str, page_no: int, **kwargs):
+    page = docs[name][page_no - 1]
+    return find_page_figures(page, page_blocks(page), DOC_ID, name, **kwargs)
+
+
+def test_statement_rows_read_on_their_own(earnings):
+    fragments, tables = earnings
+    assert len(tables) == 1
+    assert tables[0].header[1:] == ["January 28, 2023", "January 29, 2022", "January 30, 2021"]
+    revenue = next(f for f in fragments if "Revenue" in f.text)
+    assert " | " in revenue.text
+    assert "January 28, 2023: $46,298" in revenue.text
+    assert "January 30, 2021: $47,262" in revenue.text
+    assert revenue.modality == "table" and revenue.page == 40
+    assert [f.id for f in fragments] == [fragment_id(DOC_ID, "table", 40, n) for n in range(len(fragments))]
+    assert revenue.extra == {"table_id": f"{DOC_ID[:16]}:t40:0", "row": 0, "ncols": 4}
+
+
+def test_table_loads_back_as_dataframe(earnings):
+    fragments, (table,) = earnings
+    frame = table.to_dataframe()
+    assert frame.shape == (len(table.rows), len(table.header)) == (len(fragments), 4)
+    assert frame.iloc[0].tolist() == table.rows[0]
+    assert all(any(row) for row in table.rows)
+
+
+@pytest.mark.parametrize("page_no", [40, 41, 42, 43])
+def test_prefilter_keeps_statement_pages(docs, page_no):
+    page = docs[BESTBUY][page_no - 1]
+    assert page.find_tables().tables, "the full detector should find this statement"
+    assert page_may_have_tables(page)
+
+
+@pytest.mark.parametrize("page_no", [8, 9, 10])
+def test_prefilter_skips_prose_pages(docs, page_no):
+    page = docs[BESTBUY][page_no - 1]
+    assert not page_may_have_tables(page)
+    assert find_page_tables(page, DOC_ID, BESTBUY) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("name", "page_no", "title"),
+    [
+        (PEW_ECONOMY, 10, "Ratings of personal finances improve among most Latino groups"),
+        (PEW_ECONOMY, 4, "Hispanics more confident in personal finances than in 2008"),
+        (PEW_POLITICS, 5, "confidence in Trump to handle several policy areas mixed"),
+    ],
+)
+def test_vector_charts_get_their_title_as_caption(docs, name, page_no, title):
+    found = figures(docs, name, page_no)
+    assert found and all(f.extra["kind"] == "vector" and f.text for f in found)
+    chart = next(f for f in found if title in f.text)
+    assert "Source: " in chart.text
+    assert chart.id == fragment_id(DOC_ID, "image_caption", page_no, found.index(chart))
+    assert chart.modality == "image_caption"
+
+
+def test_chart_text_holds_labels_inside_the_figure(docs):
+    (chart,) = figures(docs, PEW_ECONOMY, 10)
+    assert "All Latinos" in chart.extra["chart_text"]
+    assert "All Latinos" not in chart.text
+    assert len(chart.extra["chart_text"]) <= 600
+
+
+@pytest.mark.parametrize("max_chars", [40, 120])
+def test_caption_parts_respect_the_cap(docs, max_chars):
+    found = figures(docs, PEW_POLITICS, 3, max_chars=max_chars) + figures(docs, PEW_ECONOMY, 4, max_chars=max_chars)
+    assert found
+    for fragment in found:
+        parts = fragment.extra["caption_source"].split("+")
+        assert len(fragment.text) <= len(parts) * (max_chars + 2)
+    assert any(len(f.text) > max_chars for f in found), "title, nearby and source each get the cap"
+
+
+def test_raster_chart_is_found(docs):
+    (chart,) = figures(docs, PEW_ECONOMY, 6)
+    assert chart.extra["kind"] == "raster"
+    assert "Latino unemployment rate is declining" in chart.text
+
+
+def test_text_pages_have_no_figures(docs):
+    assert figures(docs, PEW_ECONOMY, 8) == []
+    assert figures(docs, PEW_POLITICS, 2) == []
+
+
+def test_shaded_statement_is_left_to_the_table(docs, earnings):
+    """Cell shading looks like a bar chart to the path clustering; the table's bbox settles it."""
+    _, tables = earnings
+    assert figures(docs, BESTBUY, 40, exclude=[t.bbox for t in tables]) == []
+
+
+def test_excluded_areas_are_not_figures(docs):
+    (chart,) = figures(docs, PEW_ECONOMY, 10)
+    assert figures(docs, PEW_ECONOMY, 10, exclude=[chart.bbox]) == []
