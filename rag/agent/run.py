@@ -1,0 +1,157 @@
+"""Ask a question: run the agent, stream its hop events, write the trace, return the answer.
+
+`stream_answer` is the async generator the UI consumes; `ask` is its synchronous form
+for the CLI and tests (one event loop per question, which is what Streamlit wants).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from llama_index.core.memory import Memory
+from pydantic import BaseModel, Field
+
+from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop
+from rag.agent.prompts import NOT_IN_DOCUMENTS
+from rag.agent.react import DocAgent, cited_pages
+from rag.agent.state import RunState
+from rag.trace import TraceWriter
+
+MISSING = "<missing>"
+
+
+class HopSummary(BaseModel):
+    hop: int
+    query: str
+    modality: str
+    fragments: list[dict]
+    retrieval_ms: float
+    llm_ms: float = 0.0
+
+
+class AgentAnswer(BaseModel):
+    run_id: str
+    question: str
+    answer: str
+    citations: list[dict] = Field(default_factory=list)
+    hops: list[HopSummary] = Field(default_factory=list)
+    tokens: dict[str, int] = Field(default_factory=dict)
+    first_hop_s: float | None = None
+    total_s: float = 0.0
+    stop_reason: str | None = None
+    trace: str = ""
+    missing: bool = False
+    not_found: bool = False
+    error: str | None = None
+
+
+async def stream_answer(
+    workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
+    trace_dir: Path = Path("logs"), model_name: str = "",
+) -> AsyncIterator[HopEvent]:
+    """Yield every hop event as it happens; the last one is the AnswerEvent."""
+    settings = workspace.settings.agent
+    docs = workspace.store.documents()
+    state = RunState(question=question, settings=settings, doc_ids=doc_ids,
+                     many_files=len(doc_ids or docs) > 1)
+    writer = TraceWriter(trace_dir, state.run_id)
+
+    def record(event: HopEvent) -> HopEvent:
+        event.run_id = event.run_id or state.run_id
+        writer.write(event)
+        return event
+
+    yield record(RunStart(run_id=state.run_id, question=question, model=model_name,
+                          settings=settings.model_dump(), hop=0))
+    agent = DocAgent.for_run(workspace, llm, state)
+    handler = agent.run(user_msg=question, memory=memory or Memory.from_defaults(),
+                        max_iterations=2 * settings.max_hops + 6)
+    text, error = "", None
+    try:
+        async with asyncio.timeout(settings.timeout_s):
+            async for event in handler.stream_events():
+                if isinstance(event, HopEvent):
+                    yield record(event)
+            result = await handler
+        text = (result.response.content or "").strip()
+    except Exception as exc:  # timeouts, a model server that is down, a workflow error
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        yield record(ErrorEvent(run_id=state.run_id, hop=state.hops, message=error))
+        yield record(Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error))
+        await _cancel(handler)
+        text = _fallback(state)
+    yield record(_answer_event(state, text, error))
+
+
+def _answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
+    pages = cited_pages(text)
+    by_page = {}
+    for hit in state.best_hits():
+        by_page.setdefault(hit.fragment.page, hit.fragment)
+    citations = [{"file": by_page[p].file, "page": p, "fragment_id": by_page[p].id, "bbox": by_page[p].bbox}
+                 for p in pages if p in by_page]
+    return AnswerEvent(run_id=state.run_id, hop=state.hops, answer=text or NOT_IN_DOCUMENTS,
+                       citations=citations, missing=MISSING in text,
+                       stop_reason="error" if error else state.stop_reason)
+
+
+def _fallback(state: RunState) -> str:
+    best = state.best_hits()[:3]
+    if not best:
+        return "The language model failed and no fragment was found."
+    lines = [f"- {h.fragment.text[:200]} [p. {h.fragment.page}]" for h in best]
+    return "The language model failed; the most relevant fragments are:\n" + "\n".join(lines)
+
+
+async def _cancel(handler) -> None:
+    try:
+        await handler.cancel_run()
+    except Exception:  # already finished or never started
+        pass
+
+
+def ask(
+    workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
+    trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
+) -> AgentAnswer:
+    """Run one question to its answer, calling on_event for each hop event as it happens."""
+
+    async def run() -> list[HopEvent]:
+        events = []
+        async for event in stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name):
+            events.append(event)
+            if on_event:
+                on_event(event)
+        return events
+
+    return collect(asyncio.run(run()), question, trace_dir)
+
+
+def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnswer:
+    """Fold an event list into the answer record the CLI prints as JSON."""
+    start = events[0]
+    answer = next(e for e in reversed(events) if isinstance(e, AnswerEvent))
+    llm_calls = [e for e in events if isinstance(e, LLMCall)]
+    hops = [
+        HopSummary(
+            hop=e.hop, query=e.query, modality=e.modality, retrieval_ms=e.retrieval_ms,
+            llm_ms=sum(c.llm_ms for c in llm_calls if c.hop == e.hop),
+            fragments=[{"id": h.fragment.id, "page": h.fragment.page, "score": round(h.score, 4),
+                        "text": h.fragment.text, "file": h.fragment.file, "modality": h.fragment.modality}
+                       for h in e.hits],
+        )
+        for e in events if isinstance(e, HopEnd)
+    ]
+    first_hop = next((e for e in events if isinstance(e, HopEnd)), None)
+    error = next((e.message for e in events if isinstance(e, ErrorEvent)), None)
+    return AgentAnswer(
+        run_id=start.run_id, question=question, answer=answer.answer, citations=answer.citations, hops=hops,
+        tokens={"prompt": sum(c.prompt_tokens for c in llm_calls),
+                "completion": sum(c.completion_tokens for c in llm_calls)},
+        first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
+        total_s=round(answer.t_start - start.t_start, 3), stop_reason=answer.stop_reason,
+        trace=str(trace_dir / f"{start.run_id}.jsonl"), missing=answer.missing,
+        not_found=NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
+    )

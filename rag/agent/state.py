@@ -1,0 +1,73 @@
+"""What one agent run knows: its hops, the fragments seen, why it stopped, tokens spent."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from rag.agent.events import LLMCall
+from rag.records import Hit
+from rag.settings import AgentSettings
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+@dataclass
+class RunState:
+    question: str
+    settings: AgentSettings
+    run_id: str = field(default_factory=new_run_id)
+    doc_ids: list[str] | None = None
+    many_files: bool = False
+    hops: int = 0
+    seen: dict[str, Hit] = field(default_factory=dict)
+    last_route: list[str] = field(default_factory=lambda: ["text"])
+    last_new_ids: list[str] = field(default_factory=list)
+    stop_reason: str | None = None
+    parse_failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def remember(self, hits: list[Hit]) -> list[str]:
+        """Record hits; return the ids not seen in earlier hops."""
+        new = [h.fragment.id for h in hits if h.fragment.id not in self.seen]
+        for hit in hits:
+            known = self.seen.get(hit.fragment.id)
+            if known is None or hit.score > known.score:
+                self.seen[hit.fragment.id] = hit
+        self.last_new_ids = new
+        return new
+
+    def best_hits(self) -> list[Hit]:
+        return sorted(self.seen.values(), key=lambda h: h.score, reverse=True)
+
+
+async def complete(llm, ctx, state: RunState, prompt: str, purpose: str, **kwargs) -> str:
+    """One plain completion, timed and counted, reported as an LLMCall event."""
+    t0 = time.perf_counter()
+    start = time.time()
+    response = await llm.acomplete(prompt, **kwargs)
+    prompt_tokens, completion_tokens = usage(response.raw)
+    state.prompt_tokens += prompt_tokens
+    state.completion_tokens += completion_tokens
+    if ctx is not None and ctx.is_running:
+        ctx.write_event_to_stream(LLMCall(
+            run_id=state.run_id, hop=state.hops, purpose=purpose, t_start=start, t_end=time.time(),
+            llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens, output=response.text,
+        ))
+    return response.text
+
+
+def usage(raw) -> tuple[int, int]:
+    """Token counts from an OpenAI-style or llama.cpp response, whichever shape it has."""
+    if raw is None:
+        return 0, 0
+    found = raw.get("usage") if isinstance(raw, dict) else getattr(raw, "usage", None)
+    if found is None:
+        return 0, 0
+    get = found.get if isinstance(found, dict) else lambda k, d=0: getattr(found, k, d)
+    return int(get("prompt_tokens", 0) or 0), int(get("completion_tokens", 0) or 0)

@@ -1,0 +1,43 @@
+"""A scripted stand-in LLM, for unit tests of the agent's control flow ONLY.
+
+It returns the replies it was given, in order, and records every prompt, so a test can
+drive the agent down one path (search, stop, retry, fail) and check what it did. Answer
+quality is never tested with it: the end-to-end tests run the real local model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
+from pydantic import Field
+
+
+class ScriptedLLM(CustomLLM):
+    replies: list[str | Exception]
+    prompts: list[str] = Field(default_factory=list)
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="scripted", is_chat_model=False)
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        self.prompts.append(prompt)
+        if not self.replies:
+            raise AssertionError(f"the script ran out; last prompt:\n{prompt[-500:]}")
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return CompletionResponse(text=reply, raw={"usage": {"prompt_tokens": len(prompt) // 4,
+                                                             "completion_tokens": len(reply) // 4}})
+
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
+        yield self.complete(prompt, formatted, **kwargs)
+
+
+def action(tool: str, query: str, thought: str = "I need more.") -> str:
+    return f'Thought: {thought}\nAction: {tool}\nAction Input: {{"query": "{query}"}}'
+
+
+def answer(text: str) -> str:
+    return f"Thought: I can answer now.\nAnswer: {text}"
