@@ -53,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
+    p = sub.add_parser("ask", help="ask the agent a question; hops print as they happen")
+    p.add_argument("question")
+    p.add_argument("--max-hops", type=int)
+    p.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+
     p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
     p.add_argument("--qa", type=Path, required=True)
     p.add_argument("--pdfs", type=Path, required=True)
@@ -167,6 +174,21 @@ def cmd_search(args, settings: Settings) -> int:
         for h in result.hits
     ]
     _emit(args, payload, "\n".join(lines))
+    return 0
+
+
+def cmd_ask(args, settings: Settings) -> int:
+    from rag.agent.printer import print_event
+
+    if args.max_hops:
+        settings.agent.max_hops = args.max_hops
+    ws = _workspace(settings)
+    if not ws.store.documents():
+        raise SystemExit("no documents yet: python -m rag ingest FILE.pdf")
+    doc_ids = [ws.store.resolve(d).doc_id for d in args.doc] if args.doc else None
+    result = ws.ask(args.question, doc_ids=doc_ids, on_event=None if args.json else print_event)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
     return 0
 
 

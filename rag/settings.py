@@ -53,8 +53,19 @@ class AgentSettings(BaseModel):
     timeout_s: float = 120.0
 
 
+class LLMSettings(BaseModel):
+    openai_model: str = "gpt-4o"
+    compatible_model: str = "local-model"
+    model_dir: Path = Path.home() / ".cache" / "multimodal-rag" / "models"
+    threads: int = 2
+    context_window: int = 4096
+    request_timeout_s: float = 60.0
+    max_retries: int = 2
+
+
 class Settings(BaseModel):
     data_dir: Path = Path("data")
+    trace_dir: Path = Path("logs")
     chroma_host: str | None = None
     chroma_port: int = 8000
     embed_provider: str = "local"
@@ -63,6 +74,7 @@ class Settings(BaseModel):
     store: StoreSettings = Field(default_factory=StoreSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @classmethod
     def from_env(cls, preset: str = "default", **overrides) -> "Settings":
@@ -70,6 +82,8 @@ class Settings(BaseModel):
         env = os.environ
         if env.get("RAG_DATA_DIR"):
             values["data_dir"] = Path(env["RAG_DATA_DIR"])
+        if env.get("RAG_LOG_DIR"):
+            values["trace_dir"] = Path(env["RAG_LOG_DIR"])
         if env.get("CHROMA_HOST"):
             values["chroma_host"] = env["CHROMA_HOST"]
             values["chroma_port"] = int(env.get("CHROMA_PORT", "8000"))
@@ -77,6 +91,10 @@ class Settings(BaseModel):
             values["embed_provider"] = env["RAG_EMBED_PROVIDER"]
         elif env.get("OPENAI_API_KEY") and not env.get("OPENAI_BASE_URL"):
             values["embed_provider"] = "openai"
+        if env.get("OPENAI_MODEL"):
+            values["llm"]["openai_model"] = values["llm"]["compatible_model"] = env["OPENAI_MODEL"]
+        if env.get("RAG_MODEL_DIR"):
+            values["llm"]["model_dir"] = Path(env["RAG_MODEL_DIR"])
         values.update(overrides)
         return cls.model_validate(values)
 

@@ -5,6 +5,7 @@ The CLI, the agent and the UI all go through a Workspace, so they behave the sam
 
 from __future__ import annotations
 
+import sys
 import time
 import unicodedata
 from collections.abc import Callable
@@ -76,6 +77,24 @@ class Workspace:
             doc_id=parsed.doc_id, file=file, pages=parsed.pages, fragments=parsed.counts(),
             seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings, warnings=warnings,
         )
+
+    @cached_property
+    def llm(self):
+        from rag.models.llm import make_llm
+
+        return make_llm(self.settings, progress=lambda msg: print(msg, file=sys.stderr))
+
+    @property
+    def llm_name(self) -> str:
+        from rag.models.llm import describe
+
+        return describe(self.settings)
+
+    def ask(self, question: str, memory=None, doc_ids=None, on_event=None):
+        from rag.agent.run import ask
+
+        return ask(self, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=self.settings.trace_dir,
+                   on_event=on_event, model_name=self.llm_name)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None,
                doc_ids: list[str] | None = None) -> SearchResult:

@@ -31,9 +31,11 @@ def pages_of(name: str, pages: list[int]) -> bytes:
     return doc.tobytes()
 
 
-def local_settings(data_dir: Path, **overrides) -> Settings:
+def local_settings(data_dir: Path | None, **overrides) -> Settings:
     """Settings that never reach a network, whatever the environment says."""
-    return Settings.from_env(data_dir=data_dir, embed_provider="local", chroma_host=None, **overrides)
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    return Settings.from_env(embed_provider="local", chroma_host=None, **overrides)
 
 
 @pytest.fixture(scope="session")

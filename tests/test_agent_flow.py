@@ -133,3 +133,15 @@ def test_the_trace_holds_every_hop_and_loads_back(run, tmp_path):
     assert all(s["start_time"] and s["end_time"] for s in spans)
     [summary] = list_runs(tmp_path / "logs")
     assert summary.run_id == result.run_id and summary.hops == 2 and summary.status == "done"
+
+
+def test_an_answer_without_page_marks_gets_the_pages_holding_its_facts(run):
+    result, _, _ = run([answer("72% say their children will be better off financially.")])
+    assert result.citations and result.answer.endswith(f"[p. {result.citations[0]['page']}]")
+    page_text = " ".join(f["text"] for h in result.hops for f in h.fragments if f["page"] == result.citations[0]["page"])
+    assert "72%" in page_text
+
+
+def test_not_in_the_documents_is_left_uncited(run):
+    result, _, _ = run([answer("not in the documents")], question="What is the capital of Peru?")
+    assert result.not_found and result.citations == [] and "[p." not in result.answer

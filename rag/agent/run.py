@@ -7,6 +7,7 @@ for the CLI and tests (one event loop per question, which is what Streamlit want
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from rag.agent.state import RunState
 from rag.trace import TraceWriter
 
 MISSING = "<missing>"
+# Numbers (with their separators) and words of 5+ letters: what ties an answer to its source.
+_TERMS = re.compile(r"\d[\d,.]*\d%?|\d%?|[A-Za-z]{5,}")
 
 
 class HopSummary(BaseModel):
@@ -86,6 +89,8 @@ async def stream_answer(
 
 
 def _answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
+    if not error and not cited_pages(text) and NOT_IN_DOCUMENTS not in text.lower():
+        text = add_citations(text, state.best_hits())
     pages = cited_pages(text)
     by_page = {}
     for hit in state.best_hits():
@@ -95,6 +100,23 @@ def _answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
     return AnswerEvent(run_id=state.run_id, hop=state.hops, answer=text or NOT_IN_DOCUMENTS,
                        citations=citations, missing=MISSING in text,
                        stop_reason="error" if error else state.stop_reason)
+
+
+def add_citations(answer: str, hits: list) -> str:
+    """Small models often forget the [p. N] marks: cite the pages whose fragments hold the
+    answer's numbers and rarer words."""
+    terms = {t.lower() for t in _TERMS.findall(answer)}
+    scored = []
+    for hit in hits:
+        text = hit.fragment.text.lower()
+        overlap = sum((3 if t[0].isdigit() else 1) for t in terms if t in text)
+        if overlap:
+            scored.append((overlap, hit.score, hit.fragment.page))
+    if not scored:
+        return answer
+    best = max(scored)[0]
+    pages = sorted({page for overlap, _, page in scored if overlap == best})[:2]
+    return answer.rstrip() + " " + " ".join(f"[p. {p}]" for p in pages)
 
 
 def _fallback(state: RunState) -> str:

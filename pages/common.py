@@ -1,0 +1,109 @@
+"""What every page shares: the cached workspace, the sidebar, and evidence cards for hop events."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rag.agent.events import (AnswerEvent, ErrorEvent, HopEnd, HopEvent, HopStart, LLMCall, Paraphrase,
+                              Stop, Thought)
+from rag.records import Hit
+from rag.ui_helpers import crop_png, page_png, parse_table_row
+from rag.workspace import Workspace
+
+MODALITY_LABEL = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
+
+
+@st.cache_resource(show_spinner="Opening the document store…")
+def workspace() -> Workspace:
+    """One workspace per server: settings from the environment (RAG_DATA_DIR, RAG_LOG_DIR, …)."""
+    return Workspace()
+
+
+def sidebar(ws: Workspace) -> None:
+    with st.sidebar:
+        st.markdown(f"**LLM** · {ws.llm_name}  \n**Embeddings** · {ws.embed_model.model_name}")
+        st.metric("Documents in the store", len(ws.store.documents()))
+        st.subheader("Agent settings")
+        agent, retrieval = ws.settings.agent, ws.settings.retrieval
+        retrieval.k_per_collection = st.slider(
+            "Results per collection (k)", 1, 20, retrieval.k_per_collection, key="k_per_collection")
+        agent.max_hops = st.slider("Max hops", 1, 6, agent.max_hops, key="max_hops")
+        st.caption("Context mix text : table : figure (the routed modality gets the largest share)")
+        for col, modality in zip(st.columns(3), ("text", "table", "image_caption")):
+            retrieval.ratio[modality] = col.number_input(
+                MODALITY_LABEL[modality], 0, 10, retrieval.ratio[modality], key=f"ratio_{modality}")
+        st.caption("Settings apply to everyone using this server.")
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def page_image(pdf: str, page: int, dpi: int = 72, highlight: tuple | None = None) -> bytes:
+    return page_png(pdf, page, dpi, highlight)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def figure_crop(pdf: str, page: int, bbox: tuple) -> bytes:
+    return crop_png(pdf, page, bbox)
+
+
+def fragment_card(ws: Workspace, hit: Hit) -> None:
+    f = hit.fragment
+    with st.container(border=True):
+        st.caption(f"{MODALITY_LABEL[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
+        if f.modality == "table":
+            header, values = parse_table_row(f.text)
+            st.dataframe(pd.DataFrame([values], columns=_unique(header)), hide_index=True)
+        elif f.modality == "image_caption":
+            pdf = ws.store.pdf_path(f.doc_id)
+            if pdf.exists():
+                st.image(figure_crop(str(pdf), f.page, tuple(f.bbox)), width=260)
+            st.markdown(f"*{_escape(f.text)}*")
+        else:
+            st.markdown(_escape(f.text[:400] + ("…" if len(f.text) > 400 else "")))
+
+
+def render_event(ws: Workspace, event: HopEvent) -> None:
+    """One hop event as it appears in the chat's status box and in a trace's hop tree."""
+    if isinstance(event, HopStart):
+        st.markdown(f"**Hop {event.hop}** · {MODALITY_LABEL.get(event.modality, event.modality)} search for "
+                    f"“{_escape(event.query)}”" + (f"  \n:gray[{event.why}]" if event.why else ""))
+    elif isinstance(event, HopEnd):
+        routed = f" · routed to {', '.join(MODALITY_LABEL.get(r, r) for r in event.route)}" if event.route else ""
+        st.caption(f"{len(event.hits)} fragments ({len(event.new_ids)} new) in {event.retrieval_ms:.0f} ms{routed}")
+        for hit in event.hits:
+            fragment_card(ws, hit)
+    elif isinstance(event, LLMCall):
+        st.caption(f"LLM ({event.purpose}) · {event.llm_ms:.0f} ms · "
+                   f"{event.prompt_tokens} prompt + {event.completion_tokens} completion tokens")
+    elif isinstance(event, Thought):
+        st.markdown(f":gray[💭 {_escape(event.text)}]")
+    elif isinstance(event, Paraphrase):
+        st.caption(f"Best score {event.best_score:.2f} is low → retrying as “{_escape(event.paraphrased)}”")
+    elif isinstance(event, Stop):
+        st.caption(f"Stopped searching: {event.reason.replace('_', ' ')} {event.detail}".strip())
+    elif isinstance(event, ErrorEvent):
+        st.warning(event.message)
+
+
+def status_label(event: HopEvent) -> str | None:
+    """What the status box's title says while this event is the latest news."""
+    if isinstance(event, HopStart):
+        return f"Hop {event.hop}: searching {MODALITY_LABEL.get(event.modality, event.modality)} …"
+    if isinstance(event, HopEnd):
+        return f"Hop {event.hop}: {len(event.hits)} fragments found, the model is reading …"
+    if isinstance(event, AnswerEvent):
+        return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
+    return None
+
+
+def _escape(text: str) -> str:
+    return text.replace("$", r"\$")
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out

@@ -1,0 +1,74 @@
+"""Upload PDFs: a progress bar per file, its counts when done, the library with thumbnails."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import streamlit as st
+
+from pages.common import MODALITY_LABEL, page_image, workspace
+from rag.records import DocumentInfo, IngestReport
+from rag.workspace import Workspace
+
+def ingest_with_progress(ws: Workspace, data: bytes, name: str) -> IngestReport:
+    """Ingest one file with a progress bar that moves per parsed page, then per embedded batch."""
+    bar = st.progress(0.0, text=f"{name}: reading …")
+
+    def progress(stage: str, n: int, total: int) -> None:
+        share = n / max(total, 1)
+        if stage == "parse":
+            bar.progress(0.5 * share, text=f"{name}: parsed page {n} of {total}")
+        else:
+            bar.progress(0.5 + 0.5 * share, text=f"{name}: embedded {n} of {total} fragments")
+
+    report = ws.ingest(data, name, progress)
+    bar.empty()
+    return report
+
+
+def show_report(report: IngestReport) -> None:
+    if report.status == "error":
+        st.error(f"**{report.file}** was not added: {report.error}", icon="🚫")
+    elif report.status == "skipped":
+        st.info(f"**{report.file}** is already in the library ({report.pages} pages).", icon="♻️")
+    else:
+        st.success(f"**{report.file}** · {report.pages} pages · {counts(report.fragments)} · "
+                   f"{report.seconds:.1f} s", icon="✅")
+    for warning in report.warnings:
+        st.warning(f"**{report.file}**: {warning}")
+
+
+def counts(fragments: dict[str, int]) -> str:
+    return " · ".join(f"{n} {MODALITY_LABEL[m]}" for m, n in fragments.items())
+
+
+def document_row(ws: Workspace, doc: DocumentInfo) -> None:
+    thumb, info, action = st.columns([1, 6, 1], vertical_alignment="center")
+    pdf = ws.store.pdf_path(doc.doc_id)
+    if pdf.exists():
+        thumb.image(page_image(str(pdf), 1, dpi=20))
+    added = datetime.fromtimestamp(doc.added_at).strftime("%Y-%m-%d %H:%M") if doc.added_at else ""
+    info.markdown(f"**{doc.file}**  \n{doc.pages} pages · {counts(doc.fragments)}  \n:gray[added {added}]")
+    action.button("Delete", key=f"delete_{doc.doc_id}", icon="🗑️", on_click=ws.store.delete, args=(doc.doc_id,))
+
+
+ws = workspace()
+st.title("Upload reports")
+files = st.file_uploader("PDF reports", type="pdf", accept_multiple_files=True,
+                         help="Several files at once; each is parsed, embedded and indexed in turn.")
+done: dict[str, IngestReport] = st.session_state.setdefault("ingested", {})
+new = [f.file_id for f in files or [] if f.file_id not in done]
+for file in files or []:
+    if file.file_id in new:
+        done[file.file_id] = ingest_with_progress(ws, file.getvalue(), file.name)
+    show_report(done[file.file_id])
+if any(done[f].status == "ingested" for f in new):
+    st.rerun()  # the sidebar's document count was drawn before these files went in
+
+st.subheader("Library")
+docs = ws.store.documents()
+if not docs:
+    st.caption("No documents yet: drop PDF reports above.")
+for doc in docs:
+    with st.container(border=True):
+        document_row(ws, doc)

@@ -1,0 +1,148 @@
+"""Language models, chosen by the environment: an OpenAI-compatible server when
+OPENAI_BASE_URL is set, OpenAI when OPENAI_API_KEY is set, otherwise the embedded local
+model (Qwen2.5-Coder-1.5B-Instruct on llama.cpp). The local model is never swapped for a
+remote one behind the user's back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+from llama_index.core.llms import (
+    LLM,
+    ChatMessage,
+    ChatResponse,
+    ChatResponseGen,
+    CompletionResponse,
+    CompletionResponseGen,
+    CustomLLM,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from pydantic import PrivateAttr
+
+from rag.models.gguf import GGUF_NAME, ensure_gguf
+from rag.settings import Settings
+
+# A ReAct step ends where the model would start inventing the tool's answer.
+REACT_STOP = ["Observation:"]
+
+
+class LocalLlamaCpp(CustomLLM):
+    """A GGUF model in-process through llama.cpp, with the chat template the GGUF carries.
+
+    LlamaIndex's LlamaCPP class formats prompts as "user: …" instead of the model's own
+    template and ignores per-call stop sequences, so this wraps create_chat_completion.
+    """
+
+    model_name: str = GGUF_NAME
+    context_window: int = 4096
+    max_tokens: int = 700
+    temperature: float = 0.0
+    stop: list[str] = REACT_STOP
+    _llm: Any = PrivateAttr()
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def __init__(self, model_path: Path, n_threads: int = 2, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        from llama_cpp import Llama
+
+        self._llm = Llama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads, verbose=False)
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(context_window=self.context_window, num_output=self.max_tokens,
+                           is_chat_model=True, model_name=self.model_name)
+
+    def _args(self, messages: Sequence[ChatMessage], kwargs: dict) -> dict:
+        return {
+            "messages": [{"role": m.role.value, "content": m.content or ""} for m in messages],
+            "temperature": kwargs.get("temperature", self.temperature),
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "stop": kwargs.get("stop", self.stop),
+        }
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        with self._lock:  # one llama.cpp context decodes one prompt at a time
+            out = self._llm.create_chat_completion(**self._args(messages, kwargs))
+        content = out["choices"][0]["message"]["content"] or ""
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=content), raw=out)
+
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        def generate() -> ChatResponseGen:
+            text = ""
+            with self._lock:
+                for chunk in self._llm.create_chat_completion(**self._args(messages, kwargs), stream=True):
+                    delta = chunk["choices"][0]["delta"].get("content") or ""
+                    text += delta
+                    yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
+                                       delta=delta, raw=chunk)
+
+        return generate()
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        response = self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], **kwargs)
+        return CompletionResponse(text=response.message.content or "", raw=response.raw)
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
+        def generate() -> CompletionResponseGen:
+            for r in self.stream_chat([ChatMessage(role=MessageRole.USER, content=prompt)], **kwargs):
+                yield CompletionResponse(text=r.message.content or "", delta=r.delta)
+
+        return generate()
+
+    # Decoding takes seconds: off the event loop, so hop events reach the UI meanwhile.
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return await asyncio.to_thread(self.chat, messages, **kwargs)
+
+    async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return await asyncio.to_thread(self.complete, prompt, formatted, **kwargs)
+
+
+def provider(settings: Settings) -> str:
+    if os.environ.get("OPENAI_BASE_URL"):
+        return "openai-compatible"
+    if os.environ.get("OPENAI_API_KEY"):
+        return "openai"
+    return "local"
+
+
+def describe(settings: Settings) -> str:
+    """What the sidebar and traces show: never a key."""
+    kind = provider(settings)
+    if kind == "openai-compatible":
+        return f"OpenAI-compatible {settings.llm.compatible_model} at {os.environ['OPENAI_BASE_URL']}"
+    if kind == "openai":
+        return f"OpenAI {settings.llm.openai_model}"
+    return f"local {GGUF_NAME} (llama.cpp, CPU)"
+
+
+def make_llm(settings: Settings, progress=None) -> LLM:
+    cfg, agent = settings.llm, settings.agent
+    common = {"temperature": agent.temperature, "max_tokens": agent.max_output_tokens}
+    kind = provider(settings)
+    if kind == "openai-compatible":
+        from llama_index.llms.openai_like import OpenAILike
+
+        return OpenAILike(
+            model=cfg.compatible_model, api_base=os.environ["OPENAI_BASE_URL"],
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed", is_chat_model=True,
+            context_window=cfg.context_window, timeout=cfg.request_timeout_s, max_retries=cfg.max_retries,
+            additional_kwargs={"stop": REACT_STOP}, **common,
+        )
+    if kind == "openai":
+        from llama_index.llms.openai import OpenAI
+
+        return OpenAI(model=cfg.openai_model, timeout=cfg.request_timeout_s, max_retries=cfg.max_retries,
+                      additional_kwargs={"stop": REACT_STOP}, **common)
+    path = ensure_gguf(cfg.model_dir, progress)
+    return LocalLlamaCpp(path, n_threads=cfg.threads, context_window=cfg.context_window, **common)

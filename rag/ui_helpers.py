@@ -1,0 +1,81 @@
+"""Pure helpers for the Streamlit UI: evidence as pictures and tables, answers as markdown.
+
+No Streamlit here, so every function is testable on its own and the pages stay thin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from rag.agent.events import HopEvent
+from rag.records import BBox
+
+MISSING_BADGE = ":red-background[missing]"
+HIGHLIGHT = (0.9, 0.1, 0.1)
+
+# A trace line's "event" dict back into its typed event: the UI renders both the same way.
+EVENT_TYPES = {cls.model_fields["kind"].default: cls for cls in HopEvent.__subclasses__()}
+
+
+def parse_table_row(text: str) -> tuple[list[str], list[str]]:
+    """A table fragment "H1: v1 | H2: v2 | v3" as (header, values); unlabelled cells get ""."""
+    header, values = [], []
+    for cell in text.split(" | "):
+        name, sep, value = cell.partition(": ")
+        header.append(name if sep else "")
+        values.append(value if sep else cell)
+    return header, values
+
+
+def answer_markdown(answer: str) -> str:
+    """The answer as Streamlit markdown: literal dollar signs, a red badge for <missing>."""
+    return answer.replace("$", r"\$").replace("<missing>", MISSING_BADGE)
+
+
+def page_png(pdf: Path, page: int, dpi: int = 72, highlight: BBox | None = None) -> bytes:
+    """One page as PNG; `highlight` draws the cited fragment's box on it."""
+    with pymupdf.open(pdf) as doc:
+        p = doc[page - 1]
+        if highlight:
+            p.draw_rect(pymupdf.Rect(highlight) + (-3, -3, 3, 3), color=HIGHLIGHT, fill=HIGHLIGHT,
+                        width=2, fill_opacity=0.12)
+        return p.get_pixmap(dpi=dpi).tobytes("png")
+
+
+def crop_png(pdf: Path, page: int, bbox: BBox, dpi: int = 110, pad: float = 6) -> bytes:
+    """A figure cut out of its page, with a little margin."""
+    with pymupdf.open(pdf) as doc:
+        p = doc[page - 1]
+        clip = (pymupdf.Rect(bbox) + (-pad, -pad, pad, pad)) & p.rect
+        return p.get_pixmap(dpi=dpi, clip=clip).tobytes("png")
+
+
+def events_from_trace(spans: list[dict]) -> list[HopEvent]:
+    """A trace file's spans as typed hop events, skipping kinds this version does not know."""
+    return [EVENT_TYPES[s["event"]["kind"]].model_validate(s["event"])
+            for s in spans if s.get("event", {}).get("kind") in EVENT_TYPES]
+
+
+def timeline_rows(spans: list[dict]) -> list[dict]:
+    """The spans that take time, as bars: hop label, kind, start and length in ms from the run's start."""
+    events = [s["event"] for s in spans if "event" in s]
+    if not events:
+        return []
+    t0 = events[0]["t_start"]
+    rows = []
+    for e in events:
+        end = e.get("t_end") or e["t_start"]
+        if e["kind"] == "answer":
+            rows.append(_bar("run", "AGENT", "whole run", t0, t0, e["t_start"]))
+        elif e["kind"] == "hop_end":
+            rows.append(_bar(f"hop {e['hop']}", "RETRIEVER", f"{e['modality']}: {e['query']}", t0, e["t_start"], end))
+        elif e["kind"] in ("llm", "paraphrase") and end > e["t_start"]:
+            rows.append(_bar(f"hop {e['hop']}", "LLM", e.get("purpose", e["kind"]), t0, e["t_start"], end))
+    return rows
+
+
+def _bar(lane: str, kind: str, label: str, t0: float, start: float, end: float) -> dict:
+    return {"lane": lane, "span_kind": kind, "label": label,
+            "start_ms": round((start - t0) * 1000, 1), "ms": round(max(end - start, 0.0) * 1000, 1)}

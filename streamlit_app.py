@@ -1,0 +1,15 @@
+"""Entry point: `streamlit run streamlit_app.py`. A thin shell over rag.workspace.Workspace."""
+
+import streamlit as st
+
+from pages.common import sidebar, workspace
+
+st.set_page_config(page_title="Report RAG", page_icon="📑", layout="wide")
+
+page = st.navigation([
+    st.Page("pages/chat.py", title="Chat", icon="💬", default=True),
+    st.Page("pages/upload.py", title="Upload", icon="📤"),
+    st.Page("pages/traces.py", title="Traces", icon="🧭"),
+])
+sidebar(workspace())
+page.run()

@@ -1,0 +1,93 @@
+"""The real language models: the embedded local model in-process, and the same GGUF behind a
+real OpenAI-compatible server (llama.cpp's) on loopback. No mocks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import BESTBUY, local_settings, pages_of
+from rag.models.gguf import ensure_gguf
+from rag.models.llm import LocalLlamaCpp, make_llm, provider
+from rag.trace import load_trace
+from rag.workspace import Workspace
+
+QUESTION = "What was Best Buy's total revenue in fiscal 2023?"
+
+
+@pytest.fixture(scope="module")
+def gguf():
+    return ensure_gguf(local_settings(None).llm.model_dir, progress=print)
+
+
+@pytest.fixture(scope="module")
+def statements(tmp_path_factory, embed_model):
+    """The 10-K's consolidated statements (pages 39-42), indexed in a real store."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
+    report = ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf")
+    assert report.status == "ingested" and report.fragments["table"] > 20
+    return ws
+
+
+def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
+    llm = LocalLlamaCpp(gguf, max_tokens=200)
+    from rag.agent.run import ask
+
+    result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
+    assert result.error is None and "46,298" in result.answer, result.answer
+    assert result.citations and {c["page"] for c in result.citations} <= {1, 2, 3, 4}
+    assert result.hops and result.hops[0].fragments and result.tokens["prompt"] > 200
+    assert result.first_hop_s is not None and result.first_hop_s < result.total_s
+    spans = load_trace(result.trace)
+    assert sum(s["span_kind"] == "RETRIEVER" for s in spans) == len(result.hops)
+    assert any(s["span_kind"] == "LLM" and s["attributes"]["llm.token_count.prompt"] > 0 for s in spans)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llama_server(gguf, tmp_path_factory):
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")  # a full pipe would stall it
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", "qwen-local"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "/models", timeout=2)
+            break
+        except OSError:
+            assert proc.poll() is None, open(log.name).read()[-2000:]
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_openai_compatible_server_path(statements, llama_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
+    monkeypatch.setenv("OPENAI_MODEL", "qwen-local")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-that-must-not-leak-1234")
+    settings = local_settings(statements.settings.data_dir)
+    assert provider(settings) == "openai-compatible"
+    llm = make_llm(settings)
+    from rag.agent.run import ask
+
+    result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
+    assert result.error is None and "46,298" in result.answer, result.answer
+    assert result.tokens["prompt"] > 200, "the server reports token usage"
+    assert os.environ["OPENAI_API_KEY"] not in open(result.trace).read()
