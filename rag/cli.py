@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pdfs", type=Path, required=True)
     p.add_argument("--retrieval-only", action="store_true")
     p.add_argument("--limit", type=int)
+    p.add_argument("--max-hops", type=int)
+    p.add_argument("--out", type=Path, default=Path("eval-out"), help="results folder (resumable)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
@@ -193,12 +195,18 @@ def cmd_ask(args, settings: Settings) -> int:
 
 
 def cmd_eval(args, settings: Settings) -> int:
-    from rag.eval.retrieval import evaluate_retrieval
+    if args.retrieval_only:
+        from rag.eval.retrieval import evaluate_retrieval
 
-    if not args.retrieval_only:
-        raise SystemExit("only --retrieval-only is available so far")
-    report = evaluate_retrieval(_workspace(settings), args.qa, args.pdfs, limit=args.limit)
-    _emit(args, report.summary(), report.table())
+        report = evaluate_retrieval(_workspace(settings), args.qa, args.pdfs, limit=args.limit)
+        _emit(args, report.summary(), report.table())
+        return 0
+    from rag.eval.answers import evaluate_answers
+
+    if args.max_hops:
+        settings.agent.max_hops = args.max_hops
+    summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, args.out, limit=args.limit)
+    _emit(args, summary, json.dumps(summary, indent=2))
     return 0
 
 

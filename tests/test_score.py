@@ -1,0 +1,38 @@
+"""The MMLongBench-style answer scorer, format by format, with the awkward cases."""
+
+import pytest
+
+from rag.eval.score import score
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "fmt", "ok"),
+    [
+        ("1,234", "1234", "Int", True),
+        ("There were 1,234 respondents [p. 3].", 1234, "Int", True),
+        ("12%", "12", "Int", True),
+        ("21%", "21%", "Int", True),
+        ("1,235", "1234", "Int", False),
+        ("12.5%", "0.125", "Float", True),
+        ("0.125", "12.5%", "Float", True),
+        ("The ratio is 0.263 [p. 40]", "0.263 ", "Float", True),
+        ("1.08%", "1.08%", "Float", True),
+        ("7.02", "7.0", "Float", True),
+        ("7.5", "7.0", "Float", False),
+        ("less well-off", "Less well-off", "Str", True),
+        ("They said: Less well off.", "Less well-off", "Str", True),
+        ("Florida Department of Health", "Florida Department of Health", "Str", True),
+        ("Health", "Florida Department of Health", "Str", False),
+        ("Rick Scott [p. 2]", "Rick Scott", "Str", True),
+        ("90%, 39%, 42%", "['90%', '42%', '39%']", "List", True),
+        ("23 and 21", "['23', '21']", "List", True),
+        ("90%, 42%", "['90%', '42%', '39%']", "List", False),
+        ("White; 10%", "['White', '10%']", "List", True),
+        ("not in the documents", "Not answerable", "None", True),
+        ("The report does not mention it.", "Not answerable", "None", True),
+        ("42%", "Not answerable", "None", False),
+        ("not in the documents", "1234", "Int", False),
+    ],
+)
+def test_scoring_rules(pred, gold, fmt, ok):
+    assert score(pred, gold, fmt) is ok
