@@ -88,7 +88,12 @@ if not runs:
 
 runs_table(runs)
 by_id = {r.run_id: r for r in runs}
-label = lambda run_id: f"{when(by_id[run_id])} · {by_id[run_id].question[:80]}"  # noqa: E731
+
+
+def label(run_id: str) -> str:
+    return f"{when(by_id[run_id])} · {by_id[run_id].question[:80]}"
+
+
 one, two = st.tabs(["Run detail", "Compare two runs"])
 with one:
     detail(ws, by_id[st.selectbox("Run", list(by_id), format_func=label)])
