@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = bench.add_parser("retrieve", help="search latency and HNSW recall on synthetic fragments")
     b.add_argument("--fragments", default="10000,100000")
     b.add_argument("--queries", type=int, default=200)
+    b.add_argument("--qa", type=Path, help="instead: HNSW recall on this store's real vectors, these questions as queries")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench_retrieve)
     return parser
@@ -219,8 +220,13 @@ def cmd_bench_ingest(args, settings: Settings) -> int:
 
 
 def cmd_bench_retrieve(args, settings: Settings) -> int:
-    from rag.bench import bench_retrieve
+    from rag.bench import bench_real_recall, bench_retrieve
 
+    if args.qa:
+        questions = [q["question"] for q in json.loads(args.qa.read_text())]
+        result = bench_real_recall(settings, questions)
+        _emit(args, result, json.dumps(result, indent=2))
+        return 0
     sizes = [int(s) for s in args.fragments.split(",")]
     result = bench_retrieve(settings, sizes, n_queries=args.queries)
     _emit(args, result, json.dumps(result, indent=2))
