@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from pages.common import sidebar, workspace
+from app_pages.common import sidebar, workspace
 
 st.set_page_config(page_title="Report RAG", page_icon="📑", layout="wide")
 
 page = st.navigation([
-    st.Page("pages/chat.py", title="Chat", icon="💬", default=True),
-    st.Page("pages/upload.py", title="Upload", icon="📤"),
-    st.Page("pages/traces.py", title="Traces", icon="🧭"),
+    st.Page("app_pages/chat.py", title="Chat", icon="💬", default=True),
+    st.Page("app_pages/upload.py", title="Upload", icon="📤"),
+    st.Page("app_pages/traces.py", title="Traces", icon="🧭"),
 ])
 sidebar(workspace())
 page.run()

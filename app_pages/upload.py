@@ -6,7 +6,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from pages.common import MODALITY_LABEL, page_image, workspace
+from app_pages.common import MODALITY_LABEL, page_image, workspace
 from rag.records import DocumentInfo, IngestReport
 from rag.workspace import Workspace
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.common import render_event, workspace
+from app_pages.common import render_event, workspace
 from rag.trace import RunSummary, list_runs, load_trace
 from rag.ui_helpers import events_from_trace, timeline_rows
 from rag.workspace import Workspace
@@ -83,7 +83,7 @@ st.title("Traces")
 runs = list_runs(ws.settings.trace_dir)
 if not runs:
     st.info("No runs yet: every question asked in the Chat is traced here.", icon="🧭")
-    st.page_link("pages/chat.py", label="Go to Chat", icon="💬")
+    st.page_link("app_pages/chat.py", label="Go to Chat", icon="💬")
     st.stop()
 
 runs_table(runs)

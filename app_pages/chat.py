@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import streamlit as st
 from llama_index.core.memory import Memory
 
-from pages.common import page_image, render_event, status_label, workspace
+from app_pages.common import page_image, render_event, status_label, workspace
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer
 from rag.ui_helpers import answer_markdown
@@ -105,7 +105,7 @@ title, reset = st.columns([5, 1], vertical_alignment="bottom")
 title.title("Ask your reports")
 if not docs:
     st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon="📭")
-    st.page_link("pages/upload.py", label="Go to Upload", icon="📤")
+    st.page_link("app_pages/upload.py", label="Go to Upload", icon="📤")
     st.stop()
 if "messages" not in st.session_state:
     new_conversation()

@@ -1,0 +1,170 @@
+"""The Streamlit pages driven by AppTest over a real store with a real PDF.
+
+The chat tests use the scripted LLM only to stay fast; answer quality is the slow tests' job.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import PEW, pages_of
+from app_pages.common import workspace
+from rag.ui_helpers import answer_markdown, crop_png, page_png, parse_table_row
+from scripted_llm import ScriptedLLM, answer
+
+QUESTION = "How do Latinos see their personal finances?"
+PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
+
+
+def open_workspace(data_dir, monkeypatch, embed_model):
+    """Point the app's cached workspace at a temp store: the same factory the app calls."""
+    monkeypatch.setenv("RAG_DATA_DIR", str(data_dir / "data"))
+    monkeypatch.setenv("RAG_LOG_DIR", str(data_dir / "logs"))
+    monkeypatch.setenv("RAG_EMBED_PROVIDER", "local")
+    monkeypatch.delenv("CHROMA_HOST", raising=False)
+    workspace.clear()
+    ws = workspace()
+    ws.embed_model = embed_model  # the session's model, already loaded
+    return ws
+
+
+@pytest.fixture
+def empty_ws(tmp_path, monkeypatch, embed_model):
+    yield open_workspace(tmp_path, monkeypatch, embed_model)
+    workspace.clear()
+
+
+@pytest.fixture(scope="module")
+def pew_ws(tmp_path_factory, embed_model):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        ws = open_workspace(tmp_path_factory.mktemp("app"), monkeypatch, embed_model)
+        assert ws.ingest(PEW_CUT, "pew-cut.pdf").status == "ingested"
+        yield ws
+    workspace.clear()
+
+
+def app(page: str | None = None) -> AppTest:
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60).run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(ws, replies, question=QUESTION) -> AppTest:
+    ws.llm = ScriptedLLM(replies=list(replies))
+    at = app()
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def cited_page(ws) -> int:
+    """A page the first hop will surely retrieve, so a scripted answer can cite it."""
+    return ws.search(QUESTION).hits[0].fragment.page
+
+
+def text_of(at: AppTest) -> str:
+    return "\n".join(str(m.value) for m in [*at.markdown, *at.caption])
+
+
+# --- pages ---------------------------------------------------------------------------------
+
+
+def test_sidebar_shows_models_and_writes_agent_settings(empty_ws):
+    at = app()
+    assert "qwen" in at.sidebar.markdown[0].value.lower() and "MiniLM" in at.sidebar.markdown[0].value
+    assert at.sidebar.get("metric")[0].value == "0"
+    at.sidebar.slider(key="max_hops").set_value(5).run()
+    at.sidebar.slider(key="k_per_collection").set_value(9).run()
+    at.sidebar.number_input(key="ratio_table").set_value(4).run()
+    settings = empty_ws.settings
+    assert (settings.agent.max_hops, settings.retrieval.k_per_collection, settings.retrieval.ratio["table"]) == (5, 9, 4)
+
+
+def test_chat_without_documents_sends_the_user_to_upload(empty_ws):
+    at = app()
+    assert "No documents yet" in at.info[0].value
+    assert at.get("page_link")[0].proto.page == "app_pages/upload.py"
+    assert not at.chat_input
+
+
+def test_upload_reports_each_file_and_refuses_bad_ones_alone(empty_ws):
+    at = app("app_pages/upload.py")
+    at.file_uploader[0].set_value([("pew-cut.pdf", PEW_CUT, "application/pdf"),
+                                   ("broken.pdf", b"%PDF-1.7 garbage", "application/pdf"),
+                                   ("notes.pdf", b"just text", "application/pdf")]).run()
+    assert not at.exception, at.exception
+    [ok] = at.success
+    assert "pew-cut.pdf" in ok.value and "4 pages" in ok.value and "text" in ok.value and " s" in ok.value
+    assert sorted(e.value.split("**")[1] for e in at.error) == ["broken.pdf", "notes.pdf"]
+    assert [d.file for d in empty_ws.store.documents()] == ["pew-cut.pdf"]
+    assert at.sidebar.get("metric")[0].value == "1"
+    assert at.get("imgs"), "the library shows a page thumbnail"
+
+    at.file_uploader[0].set_value(("again.pdf", PEW_CUT, "application/pdf")).run()
+    assert "already in the library" in at.info[0].value
+
+    at.button(key=f"delete_{empty_ws.store.documents()[0].doc_id}").click().run()
+    assert empty_ws.store.documents() == [] and "No documents yet" in text_of(at)
+
+
+def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
+    page = cited_page(pew_ws)
+    at = ask(pew_ws, [answer(f"Most say their finances are good [p. {page}]; the 2030 outlook is <missing>.")])
+    user, bot = at.chat_message
+    assert user.markdown[0].value == QUESTION
+    status, citation = bot.expander
+    assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
+    assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
+    assert any("LLM (react)" in c.value and "tokens" in c.value for c in status.caption)
+    tables = [df.value for df in status.dataframe]
+    assert tables and all(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
+    assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
+    assert status.get("imgs"), "a figure hit shows its crop"
+    assert ":red-background[missing]" in bot.markdown[-1].value and f"[p. {page}]" in bot.markdown[-1].value
+    assert citation.label.startswith(f"📄 p. {page}") and citation.get("imgs")
+
+
+def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
+    at = ask(pew_ws, [TimeoutError("model timed out")] * 3)
+    [error] = at.chat_message[1].error
+    assert "timed out" in error.value and not at.exception
+    assert "language model failed" in at.chat_message[1].markdown[-1].value
+
+
+def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
+    ask(pew_ws, [answer("First [p. 1].")])
+    ask(pew_ws, [answer("Second [p. 1].")], question="What about their children?")
+    at = app("app_pages/traces.py")
+    runs = at.dataframe[0].value
+    assert list(runs["question"][:2]) == ["What about their children?", QUESTION]
+    assert {"time", "hops", "latency (s)", "tokens", "status"} <= set(runs.columns)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 3, "one timeline in the detail, two in the comparison"
+    assert at.expander[0].label.startswith("Hop 1") and at.get("download_button")
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def test_table_row_fragment_parses_into_header_and_values():
+    assert parse_table_row("Year: 2014 | Hispanics: 40% | 55%") == (["Year", "Hispanics", ""], ["2014", "40%", "55%"])
+    assert parse_table_row("Note: a: b") == (["Note"], ["a: b"])
+
+
+def test_answer_markdown_marks_missing_and_keeps_dollars():
+    assert answer_markdown("$5 then <missing>") == r"\$5 then :red-background[missing]"
+
+
+def test_highlighted_page_has_red_where_the_bbox_is(tmp_path):
+    pdf = tmp_path / "a.pdf"
+    doc = pymupdf.open()
+    doc.new_page(width=200, height=200).insert_text((20, 40), "hello")
+    doc.save(pdf)
+    png = pymupdf.Pixmap(page_png(pdf, 1, dpi=72, highlight=(50, 50, 150, 150)))
+    assert png.pixel(50, 100)[:3] != (255, 255, 255) and png.pixel(190, 190)[:3] == (255, 255, 255)
+    crop = pymupdf.Pixmap(crop_png(pdf, 1, (20, 20, 120, 70), dpi=72, pad=0))
+    assert (crop.width, crop.height) == (100, 50)
