@@ -87,7 +87,7 @@ def test_sidebar_shows_models_and_writes_agent_settings(empty_ws):
 def test_chat_without_documents_sends_the_user_to_upload(empty_ws):
     at = app()
     assert "No documents yet" in at.info[0].value
-    assert at.get("page_link")[0].proto.page == "app_pages/upload.py"
+    assert at.get("page_link")[0].proto.page == "upload"
     assert not at.chat_input
 
 
@@ -102,7 +102,7 @@ def test_upload_reports_each_file_and_refuses_bad_ones_alone(empty_ws):
     assert sorted(e.value.split("**")[1] for e in at.error) == ["broken.pdf", "notes.pdf"]
     assert [d.file for d in empty_ws.store.documents()] == ["pew-cut.pdf"]
     assert at.sidebar.get("metric")[0].value == "1"
-    assert at.get("imgs"), "the library shows a page thumbnail"
+    assert at.image, "the library shows a page thumbnail"
 
     at.file_uploader[0].set_value(("again.pdf", PEW_CUT, "application/pdf")).run()
     assert "already in the library" in at.info[0].value
@@ -116,16 +116,16 @@ def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
     at = ask(pew_ws, [answer(f"Most say their finances are good [p. {page}]; the 2030 outlook is <missing>.")])
     user, bot = at.chat_message
     assert user.markdown[0].value == QUESTION
-    status, citation = bot.expander
+    [status], [citation] = bot.status, bot.expander
     assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
     assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
     assert any("LLM (react)" in c.value and "tokens" in c.value for c in status.caption)
     tables = [df.value for df in status.dataframe]
     assert tables and all(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
-    assert status.get("imgs"), "a figure hit shows its crop"
+    assert status.image, "a figure hit shows its crop"
     assert ":red-background[missing]" in bot.markdown[-1].value and f"[p. {page}]" in bot.markdown[-1].value
-    assert citation.label.startswith(f"📄 p. {page}") and citation.get("imgs")
+    assert citation.label.startswith(f"📄 p. {page}") and citation.image
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
