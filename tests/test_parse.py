@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 
 from conftest import PDFS, pdf_bytes
-from rag.ingest import IngestError, parse_pdf
+from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import split_long
 from rag.settings import IngestSettings
 from rag.workspace import safe_name
@@ -33,7 +33,7 @@ def test_every_dev_pdf_yields_clean_text_fragments(name):
         assert not re.search(r"\s{2,}|\n", f.text)
         x0, y0, x1, y1 = f.bbox
         assert x0 <= x1 and y0 <= y1
-    assert parsed.doc_id == parse_pdf(pdf_bytes(name), "other name.pdf", SETTINGS).doc_id
+    assert parsed.doc_id == doc_id_for(pdf_bytes(name)), "the id is the content hash, whatever the name"
 
 
 def test_pages_are_one_based_and_match_the_pdf():

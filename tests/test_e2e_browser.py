@@ -1,0 +1,142 @@
+"""The app in a real browser: upload a PDF, watch hops arrive before the answer, open a citation and a trace.
+
+Debian's chromium (apt-get install chromium) driven by Playwright, against `streamlit run` with a
+temp store and the real local LLM. Screenshots of every step go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import PEW, ROOT, pages_of
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = ROOT / "test-artifacts"
+QUESTION = "What share of Latinos rated their personal finances as excellent or good in 2015?"
+ANSWER_TIMEOUT_MS = 180_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run` on a free port with a temp store and trace folder; yields its URL."""
+    tmp = tmp_path_factory.mktemp("e2e")
+    port = free_port()
+    env = {**os.environ, "RAG_DATA_DIR": str(tmp / "data"), "RAG_LOG_DIR": str(tmp / "logs"),
+           "RAG_EMBED_PROVIDER": "local"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = (ARTIFACTS / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "streamlit exited; see test-artifacts/streamlit.log"
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError("streamlit did not become healthy")
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(60_000)
+        tab.goto(server)
+        yield tab
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
+    from playwright.sync_api import expect
+
+    # Empty store: the chat sends the user to Upload.
+    expect(page.get_by_text("No documents yet")).to_be_visible()
+    shot(page, "01-empty-chat")
+
+    # Upload a 4-page cut of a real report; its counts appear.
+    pdf = tmp_path / "pew-4-pages.pdf"
+    pdf.write_bytes(pages_of(PEW, [4, 5, 10, 19]))
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Upload").click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
+    report = page.locator('[data-testid="stAlert"]').filter(has_text="pew-4-pages.pdf")
+    expect(report).to_contain_text("4 pages", timeout=120_000)
+    expect(report).to_contain_text("table")
+    expect(page.locator('[data-testid="stImage"]').first).to_be_visible()  # the library's thumbnail
+    shot(page, "02-uploaded")
+
+    # Ask: a hop with its fragments is on screen before the answer.
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Chat").click()
+    page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
+    t0 = time.monotonic()
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    messages = page.locator('[data-testid="stChatMessage"]')
+    expect(messages).to_have_count(2)
+    reply = messages.nth(1)
+    expect(reply.get_by_text("score").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    first_hop_s = time.monotonic() - t0
+    assert reply.get_by_text("answered in").count() == 0, "the evidence arrives before the answer"
+    shot(page, "03-first-hop-live")
+    expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    answer_s = time.monotonic() - t0
+    shot(page, "04-answer")
+
+    # Open the first citation: the page image with the fragment highlighted.
+    citation = reply.locator('[data-testid="stExpander"]').filter(has_text="📄 p.").first
+    citation.locator("summary").click()
+    expect(citation.locator('[data-testid="stImage"]')).to_be_visible()
+    citation.scroll_into_view_if_needed()
+    shot(page, "05-citation-page")
+
+    # The run's trace: its row and its timeline.
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Traces").click()
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    expect(page.locator(".js-plotly-plot .bars path").first).to_be_attached()
+    shot(page, "06-trace-timeline")
+
+    (ARTIFACTS / "timings.json").write_text(json.dumps(
+        {"first_hop_on_screen_s": round(first_hop_s, 2), "answer_on_screen_s": round(answer_s, 2)}))
+    print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s")
