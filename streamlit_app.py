@@ -4,12 +4,12 @@ import streamlit as st
 
 from app_pages.common import sidebar, workspace
 
-st.set_page_config(page_title="Report RAG", page_icon="📑", layout="wide")
+st.set_page_config(page_title="Report RAG", page_icon=":material/description:", layout="wide")
 
 page = st.navigation([
-    st.Page("app_pages/chat.py", title="Chat", icon="💬", default=True),
-    st.Page("app_pages/upload.py", title="Upload", icon="📤"),
-    st.Page("app_pages/traces.py", title="Traces", icon="🧭"),
+    st.Page("app_pages/chat.py", title="Chat", icon=":material/forum:", default=True),
+    st.Page("app_pages/upload.py", title="Upload", icon=":material/upload_file:"),
+    st.Page("app_pages/traces.py", title="Traces", icon=":material/timeline:"),
 ])
 sidebar(workspace())
 page.run()

@@ -44,7 +44,7 @@ def answer_live(ws: Workspace, question: str, doc_ids: list[str] | None) -> dict
                 message["events"].append(item)
                 render_event(ws, item)
                 if label := status_label(item):
-                    status.update(label=label)
+                    status.update(label=label, expanded=True)  # an update without it collapses the box
             elif isinstance(item, AgentAnswer):
                 message["answer"] = item
             else:
@@ -57,7 +57,7 @@ def answer_live(ws: Workspace, question: str, doc_ids: list[str] | None) -> dict
 def show_answer(ws: Workspace, message: dict) -> None:
     answer: AgentAnswer | None = message["answer"]
     if message["error"] or (answer and answer.error):
-        st.error(f"Could not get an answer from the language model: {message['error'] or answer.error}", icon="⚠️")
+        st.error(f"Could not get an answer from the language model: {message['error'] or answer.error}", icon=":material/error:")
     if not answer:
         return
     st.markdown(answer_markdown(answer.answer))
@@ -69,7 +69,7 @@ def show_answer(ws: Workspace, message: dict) -> None:
 
 
 def show_citation(ws: Workspace, citation: dict) -> None:
-    with st.expander(f"📄 p. {citation['page']} · {citation['file']}"):
+    with st.expander(f"Cited page {citation['page']} · {citation['file']}", icon=":material/description:"):
         prefix = citation["fragment_id"].split(":")[0]
         doc = next((d for d in ws.store.documents() if d.doc_id.startswith(prefix)), None)
         if doc is None:
@@ -104,12 +104,12 @@ docs = ws.store.documents()
 title, reset = st.columns([5, 1], vertical_alignment="bottom")
 title.title("Ask your reports")
 if not docs:
-    st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon="📭")
-    st.page_link("app_pages/upload.py", label="Go to Upload", icon="📤")
+    st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon=":material/inbox:")
+    st.page_link("app_pages/upload.py", label="Go to Upload", icon=":material/upload_file:")
     st.stop()
 if "messages" not in st.session_state:
     new_conversation()
-reset.button("New conversation", icon="🧹", on_click=new_conversation)
+reset.button("New conversation", icon=":material/restart_alt:", on_click=new_conversation)
 names = {d.doc_id: d.file for d in docs}
 chosen = st.multiselect("Search in", list(names), format_func=names.get, placeholder="all documents")
 

@@ -76,7 +76,7 @@ def render_event(ws: Workspace, event: HopEvent) -> None:
         st.caption(f"LLM ({event.purpose}) · {event.llm_ms:.0f} ms · "
                    f"{event.prompt_tokens} prompt + {event.completion_tokens} completion tokens")
     elif isinstance(event, Thought):
-        st.markdown(f":gray[💭 {_escape(event.text)}]")
+        st.markdown(f":gray[:material/psychology: {_escape(event.text)}]")
     elif isinstance(event, Paraphrase):
         st.caption(f"Best score {event.best_score:.2f} is low → retrying as “{_escape(event.paraphrased)}”")
     elif isinstance(event, Stop):

@@ -75,15 +75,15 @@ def detail(ws: Workspace, run: RunSummary) -> None:
     timeline(spans, key=f"timeline_{run.run_id}")
     hop_tree(ws, spans)
     st.download_button("Download the raw trace (JSONL)", Path(run.path).read_bytes(), file_name=Path(run.path).name,
-                       mime="application/jsonl", icon="⬇️")
+                       mime="application/jsonl", icon=":material/download:")
 
 
 ws = workspace()
 st.title("Traces")
 runs = list_runs(ws.settings.trace_dir)
 if not runs:
-    st.info("No runs yet: every question asked in the Chat is traced here.", icon="🧭")
-    st.page_link("app_pages/chat.py", label="Go to Chat", icon="💬")
+    st.info("No runs yet: every question asked in the Chat is traced here.", icon=":material/timeline:")
+    st.page_link("app_pages/chat.py", label="Go to Chat", icon=":material/forum:")
     st.stop()
 
 runs_table(runs)

@@ -28,12 +28,12 @@ def ingest_with_progress(ws: Workspace, data: bytes, name: str) -> IngestReport:
 
 def show_report(report: IngestReport) -> None:
     if report.status == "error":
-        st.error(f"**{report.file}** was not added: {report.error}", icon="🚫")
+        st.error(f"**{report.file}** was not added: {report.error}", icon=":material/block:")
     elif report.status == "skipped":
-        st.info(f"**{report.file}** is already in the library ({report.pages} pages).", icon="♻️")
+        st.info(f"**{report.file}** is already in the library ({report.pages} pages).", icon=":material/recycling:")
     else:
         st.success(f"**{report.file}** · {report.pages} pages · {counts(report.fragments)} · "
-                   f"{report.seconds:.1f} s", icon="✅")
+                   f"{report.seconds:.1f} s", icon=":material/check_circle:")
     for warning in report.warnings:
         st.warning(f"**{report.file}**: {warning}")
 
@@ -49,7 +49,7 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
         thumb.image(page_image(str(pdf), 1, dpi=20))
     added = datetime.fromtimestamp(doc.added_at).strftime("%Y-%m-%d %H:%M") if doc.added_at else ""
     info.markdown(f"**{doc.file}**  \n{doc.pages} pages · {counts(doc.fragments)}  \n:gray[added {added}]")
-    action.button("Delete", key=f"delete_{doc.doc_id}", icon="🗑️", on_click=ws.store.delete, args=(doc.doc_id,))
+    action.button("Delete", key=f"delete_{doc.doc_id}", icon=":material/delete:", on_click=ws.store.delete, args=(doc.doc_id,))
 
 
 ws = workspace()

@@ -81,6 +81,7 @@ class DocumentInfo(BaseModel):
     status: Literal["indexing", "ready"] = "ready"
     embed_model: str = ""
     added_at: float = 0.0
+    owner: str = ""
 
 
 class Hit(BaseModel):

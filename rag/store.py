@@ -115,6 +115,7 @@ class Store:
         return matches[0]
 
     def _register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
+        info.owner = owner
         meta = {
             "file": info.file, "pages": info.pages, "status": info.status,
             "embed_model": info.embed_model, "added_at": info.added_at, "owner": owner,
@@ -134,6 +135,8 @@ class Store:
         existing = self.get(parsed.doc_id)
         if existing and existing.status == "ready":
             return existing, False
+        if existing and not _abandoned(existing.model_dump()):
+            raise StoreError("this document is being indexed right now by another upload")
         if existing:
             self.delete(parsed.doc_id)
         info = DocumentInfo(
@@ -238,7 +241,7 @@ def fragment_from_node(node) -> Fragment:
 def _info(doc_id: str, meta: dict) -> DocumentInfo:
     return DocumentInfo(
         doc_id=doc_id, file=meta["file"], pages=meta["pages"], status=meta["status"],
-        embed_model=meta.get("embed_model", ""), added_at=meta.get("added_at", 0.0),
+        embed_model=meta.get("embed_model", ""), added_at=meta.get("added_at", 0.0), owner=meta.get("owner", ""),
         fragments={m: meta.get(f"n_{m}", 0) for m in MODALITIES},
     )
 

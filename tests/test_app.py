@@ -125,7 +125,7 @@ def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
     assert status.image, "a figure hit shows its crop"
     assert ":red-background[missing]" in bot.markdown[-1].value and f"[p. {page}]" in bot.markdown[-1].value
-    assert citation.label.startswith(f"📄 p. {page}") and citation.image
+    assert citation.label.startswith(f"Cited page {page} ·") and citation.image
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):

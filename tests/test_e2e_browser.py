@@ -125,7 +125,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "04-answer")
 
     # Open the first citation: the page image with the fragment highlighted.
-    citation = reply.locator('[data-testid="stExpander"]').filter(has_text="📄 p.").first
+    citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page").first
     citation.locator("summary").click()
     expect(citation.locator('[data-testid="stImage"]')).to_be_visible()
     citation.scroll_into_view_if_needed()

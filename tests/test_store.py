@@ -99,3 +99,5 @@ def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_m
     workspace.store._register(info)
     Store(workspace.settings, embed_model)
     assert workspace.store.get(report.doc_id).status == "indexing"
+    again = workspace.ingest(SMALL, PEW)
+    assert again.status == "error" and "being indexed" in again.error
