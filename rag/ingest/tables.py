@@ -185,9 +185,13 @@ def _fold_symbol_columns(grid: list[list[str]]) -> list[list[str]]:
     for row in out:
         for j in symbol_cols:
             symbol, row[j] = row[j], ""
-            target = next((k for k in range(j + 1, ncols) if row[k]), None)
-            if symbol and target is not None:
-                row[target] = symbol + row[target]
+            if not symbol:
+                continue
+            # "%" trails its number ("21.4 %"); currency signs lead it ("$ 46,298").
+            side = range(j - 1, -1, -1) if symbol == "%" else range(j + 1, ncols)
+            target = next((k for k in side if row[k]), None)
+            if target is not None:
+                row[target] = row[target] + symbol if symbol == "%" else symbol + row[target]
     return out
 
 
