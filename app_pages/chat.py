@@ -94,6 +94,13 @@ def show_history(ws: Workspace) -> None:
             show_answer(ws, message)
 
 
+def warm_up_llm(ws: Workspace) -> None:
+    """Load the language model while the user types, once per session (Workspace.llm is cached)."""
+    if "llm_warm_up" not in st.session_state:
+        st.session_state.llm_warm_up = threading.Thread(target=lambda: ws.llm, name="llm-warm-up", daemon=True)
+        st.session_state.llm_warm_up.start()
+
+
 def new_conversation() -> None:
     st.session_state.messages = []
     st.session_state.memory = Memory.from_defaults(session_id=uuid.uuid4().hex)
@@ -107,6 +114,7 @@ if not docs:
     st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon=":material/inbox:")
     st.page_link("app_pages/upload.py", label="Go to Upload", icon=":material/upload_file:")
     st.stop()
+warm_up_llm(ws)
 if "messages" not in st.session_state:
     new_conversation()
 reset.button("New conversation", icon=":material/restart_alt:", on_click=new_conversation)

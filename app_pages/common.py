@@ -101,9 +101,11 @@ def _escape(text: str) -> str:
 
 
 def _unique(names: list[str]) -> list[str]:
+    """Column names a DataFrame accepts; repeated or blank ones stay blank-looking on screen."""
     seen: dict[str, int] = {}
     out = []
     for name in names:
         seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+        n = seen[name]
+        out.append(name if n == 1 else (" " * n if not name.strip() else f"{name} ({n})"))
     return out

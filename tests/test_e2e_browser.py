@@ -100,7 +100,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     # Upload a 4-page cut of a real report; its counts appear.
     pdf = tmp_path / "pew-4-pages.pdf"
     pdf.write_bytes(pages_of(PEW, [4, 5, 10, 19]))
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Upload").click()
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Upload", exact=True).click()
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
     report = page.locator('[data-testid="stAlert"]').filter(has_text="pew-4-pages.pdf")
     expect(report).to_contain_text("4 pages", timeout=120_000)
@@ -109,7 +109,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "02-uploaded")
 
     # Ask: a hop with its fragments is on screen before the answer.
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Chat").click()
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Chat", exact=True).click()
     page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
     t0 = time.monotonic()
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
@@ -132,7 +132,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "05-citation-page")
 
     # The run's trace: its row and its timeline.
-    page.locator('[data-testid="stSidebarNav"]').get_by_text("Traces").click()
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Traces", exact=True).click()
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
     expect(page.locator(".js-plotly-plot .bars path").first).to_be_attached()
     shot(page, "06-trace-timeline")
