@@ -77,7 +77,7 @@ def show_citation(ws: Workspace, citation: dict) -> None:
             return
         pdf = str(ws.store.pdf_path(doc.doc_id))
         st.image(page_image(pdf, citation["page"], dpi=100, highlight=tuple(citation["bbox"])),
-                 caption="The cited fragment is highlighted in red.")
+                 caption="The cited fragment is highlighted in red.", width=720)
 
 
 def show_history(ws: Workspace) -> None:

@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.common import render_event, workspace
 from rag.trace import RunSummary, list_runs, load_trace
-from rag.ui_helpers import events_from_trace, timeline_rows
+from rag.ui_helpers import answer_markdown, events_from_trace, timeline_rows
 from rag.workspace import Workspace
 
 COLORS = {"AGENT": "#9aa5b1", "RETRIEVER": "#2e9e5b", "LLM": "#d9822b"}
@@ -38,8 +38,9 @@ def timeline(spans: list[dict], key: str) -> None:
                     base=[r["start_ms"] for r in bars], marker_color=color, text=[r["label"] for r in bars],
                     hovertemplate="%{text}<br>%{base:.0f} ms → +%{x:.0f} ms<extra></extra>")
     fig.update_layout(barmode="overlay", height=120 + 40 * len({r["lane"] for r in rows}),
-                      margin=dict(l=10, r=10, t=30, b=10), xaxis_title="ms since the question",
-                      legend=dict(orientation="h", y=1.15), yaxis=dict(autorange="reversed"))
+                      margin=dict(l=10, r=10, t=40, b=10), xaxis_title="ms since the question",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
+                      yaxis=dict(autorange="reversed"))
     fig.update_traces(textposition="none")
     st.plotly_chart(fig, key=key, width="stretch")
 
@@ -66,7 +67,7 @@ def hop_tree(ws: Workspace, spans: list[dict]) -> None:
                 render_event(ws, event)
     answer = next((e for e in events if e.kind == "answer"), None)
     if answer:
-        st.markdown(f"**Answer** · {answer.answer}")
+        st.markdown(f"**Answer** · {answer_markdown(answer.answer)}")
 
 
 def detail(ws: Workspace, run: RunSummary) -> None:

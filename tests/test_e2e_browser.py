@@ -25,7 +25,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "test-artifacts"
-QUESTION = "What share of Latinos rated their personal finances as excellent or good in 2015?"
+QUESTION = "What was the total sample size of Latinos in the survey?"
 ANSWER_TIMEOUT_MS = 180_000
 
 
@@ -55,7 +55,10 @@ def server(tmp_path_factory):
         yield url
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a script run still waiting on the model
+            proc.kill()
         log.close()
 
 
@@ -93,6 +96,7 @@ def shot(page, name: str) -> None:
 def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     from playwright.sync_api import expect
 
+    expect.set_options(timeout=60_000)  # the first page load also loads the embedding model
     # Empty store: the chat sends the user to Upload.
     expect(page.get_by_text("No documents yet")).to_be_visible()
     shot(page, "01-empty-chat")
@@ -119,9 +123,11 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(reply.get_by_text("score").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     first_hop_s = time.monotonic() - t0
     assert reply.get_by_text("answered in").count() == 0, "the evidence arrives before the answer"
+    expect(reply.locator('[data-testid="stExpanderIconSpinner"]')).to_be_visible()  # the hop box is still working
     shot(page, "03-first-hop-live")
     expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     answer_s = time.monotonic() - t0
+    model_failed = reply.get_by_text("Could not get an answer").count() > 0  # e.g. a timeout on a busy CPU
     shot(page, "04-answer")
 
     # Open the first citation: the page image with the fragment highlighted.
@@ -138,5 +144,6 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "06-trace-timeline")
 
     (ARTIFACTS / "timings.json").write_text(json.dumps(
-        {"first_hop_on_screen_s": round(first_hop_s, 2), "answer_on_screen_s": round(answer_s, 2)}))
-    print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s")
+        {"first_hop_on_screen_s": round(first_hop_s, 2), "answer_on_screen_s": round(answer_s, 2),
+         "model_failed": model_failed}))
+    print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s, model failed: {model_failed}")
