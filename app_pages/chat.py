@@ -25,7 +25,7 @@ def run_agent(ws: Workspace, question: str, memory: Memory, doc_ids: list[str] |
     def work() -> None:
         try:
             events.put(ws.ask(question, memory=memory, doc_ids=doc_ids, on_event=events.put))
-        except Exception as exc:  # shown in the chat, never as a traceback
+        except Exception as exc:  # noqa: BLE001 - shown in the chat, never as a traceback
             events.put(exc)
 
     threading.Thread(target=work, name="agent", daemon=True).start()

@@ -5,8 +5,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rag.agent.events import (AnswerEvent, ErrorEvent, HopEnd, HopEvent, HopStart, LLMCall, Paraphrase,
-                              Stop, Thought)
+from rag.agent.events import (
+    AnswerEvent,
+    ErrorEvent,
+    HopEnd,
+    HopEvent,
+    HopStart,
+    LLMCall,
+    Paraphrase,
+    Stop,
+    Thought,
+)
 from rag.records import Hit
 from rag.ui_helpers import crop_png, page_png, parse_table_row
 from rag.workspace import Workspace

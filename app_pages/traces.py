@@ -38,9 +38,9 @@ def timeline(spans: list[dict], key: str) -> None:
                     base=[r["start_ms"] for r in bars], marker_color=color, text=[r["label"] for r in bars],
                     hovertemplate="%{text}<br>%{base:.0f} ms → +%{x:.0f} ms<extra></extra>")
     fig.update_layout(barmode="overlay", height=120 + 40 * len({r["lane"] for r in rows}),
-                      margin=dict(l=10, r=10, t=40, b=10), xaxis_title="ms since the question",
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
-                      yaxis=dict(autorange="reversed"))
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, xaxis_title="ms since the question",
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+                      yaxis={"autorange": "reversed"})
     fig.update_traces(textposition="none")
     st.plotly_chart(fig, key=key, width="stretch")
 

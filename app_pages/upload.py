@@ -10,6 +10,7 @@ from app_pages.common import MODALITY_LABEL, page_image, workspace
 from rag.records import DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
+
 def ingest_with_progress(ws: Workspace, data: bytes, name: str) -> IngestReport:
     """Ingest one file with a progress bar that moves per parsed page, then per embedded batch."""
     bar = st.progress(0.0, text=f"{name}: reading …")

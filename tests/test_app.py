@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
+from conftest import PEW, pages_of
+from scripted_llm import ScriptedLLM, answer
 from streamlit.testing.v1 import AppTest
 
-from conftest import PEW, pages_of
 from app_pages.common import workspace
 from rag.ui_helpers import answer_markdown, crop_png, page_png, parse_table_row
-from scripted_llm import ScriptedLLM, answer
 
 QUESTION = "How do Latinos see their personal finances?"
 PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
@@ -126,6 +126,10 @@ def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
     assert status.image, "a figure hit shows its crop"
     assert ":red-background[missing]" in bot.markdown[-1].value and f"[p. {page}]" in bot.markdown[-1].value
     assert citation.label.startswith(f"Cited page {page} ·") and citation.image
+
+    at.run()  # a rerun draws the conversation from session state: same evidence, same answer
+    [status], [citation] = at.chat_message[1].status, at.chat_message[1].expander
+    assert status.label == "Evidence · 1 hop(s)" and status.dataframe and citation.image
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
