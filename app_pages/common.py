@@ -61,7 +61,7 @@ def fragment_card(ws: Workspace, hit: Hit) -> None:
         st.caption(f"{MODALITY_LABEL[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
         if f.modality == "table":
             header, values = parse_table_row(f.text)
-            st.dataframe(pd.DataFrame([values], columns=_unique(header)), hide_index=True)
+            st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)  # static HTML: shows at once
         elif f.modality == "image_caption":
             pdf = ws.store.pdf_path(f.doc_id)
             if pdf.exists():

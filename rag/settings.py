@@ -50,7 +50,8 @@ class AgentSettings(BaseModel):
     # "react": the model's own decision to answer is the self-check (no extra call);
     # "llm": an explicit yes/no call after each hop, as in the paper.
     sufficiency_check: Literal["react", "llm"] = "react"
-    timeout_s: float = 120.0
+    # A whole answer; the local model on a busy 2-core machine needs minutes, not seconds.
+    timeout_s: float = 240.0
 
 
 class LLMSettings(BaseModel):

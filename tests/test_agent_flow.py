@@ -17,10 +17,10 @@ def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
     original = pew_workspace.settings.agent
 
-    def go(replies, question=QUESTION, memory=None, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
-        llm = ScriptedLLM(replies=list(replies))
+        llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
                      on_event=events.append)
@@ -145,3 +145,12 @@ def test_an_answer_without_page_marks_gets_the_pages_holding_its_facts(run):
 def test_not_in_the_documents_is_left_uncited(run):
     result, _, _ = run([answer("not in the documents")], question="What is the capital of Peru?")
     assert result.not_found and result.citations == [] and "[p." not in result.answer
+
+
+def test_a_run_over_its_deadline_says_so(run, monkeypatch):
+    import time as _time
+
+    slow = ScriptedLLM(replies=[answer("x")])
+    monkeypatch.setattr(type(slow), "complete", lambda self, *a, **k: _time.sleep(3))
+    result, _, _ = run([], timeout_s=1.0, llm=slow)
+    assert result.error == "no answer within 1 s" and "language model failed" in result.answer

@@ -120,7 +120,7 @@ def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
     assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
     assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
     assert any("LLM (react)" in c.value and "tokens" in c.value for c in status.caption)
-    tables = [df.value for df in status.dataframe]
+    tables = [df.value for df in status.table]
     assert tables and all(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
     assert status.image, "a figure hit shows its crop"
@@ -129,7 +129,7 @@ def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
 
     at.run()  # a rerun draws the conversation from session state: same evidence, same answer
     [status], [citation] = at.chat_message[1].status, at.chat_message[1].expander
-    assert status.label == "Evidence · 1 hop(s)" and status.dataframe and citation.image
+    assert status.label == "Evidence · 1 hop(s)" and status.table and citation.image
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):

@@ -26,7 +26,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-b
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "What was the total sample size of Latinos in the survey?"
-ANSWER_TIMEOUT_MS = 180_000
+ANSWER_TIMEOUT_MS = 300_000
 
 
 def free_port() -> int:
@@ -77,6 +77,8 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
 @pytest.fixture(scope="module")
 def page(server):
     if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (.ci/run does)")
         pytest.skip("Debian chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
@@ -129,8 +131,9 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "03-first-hop-live")
     expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     answer_s = time.monotonic() - t0
-    model_failed = reply.get_by_text("Could not get an answer").count() > 0  # e.g. a timeout on a busy CPU
+    model_failed = reply.get_by_text("Could not get an answer").count() > 0
     shot(page, "04-answer")
+    assert not model_failed, "the local model must answer (see 04-answer.png)"
 
     # Open the first citation: the page image with the fragment highlighted.
     citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page").first

@@ -72,15 +72,18 @@ async def stream_answer(
     handler = agent.run(user_msg=question, memory=memory or Memory.from_defaults(),
                         max_iterations=2 * settings.max_hops + 6)
     text, error = "", None
+    deadline = asyncio.timeout(settings.timeout_s)
     try:
-        async with asyncio.timeout(settings.timeout_s):
+        async with deadline:
             async for event in handler.stream_events():
                 if isinstance(event, HopEvent):
                     yield record(event)
             result = await handler
         text = (result.response.content or "").strip()
-    except Exception as exc:  # timeouts, a model server that is down, a workflow error
-        error = f"{type(exc).__name__}: {exc}"[:500]
+    except Exception as exc:  # the deadline, a model server that is down, a workflow error
+        error = (f"no answer within {settings.timeout_s:.0f} s" if deadline.expired()
+                 else f"{type(exc).__name__}: {exc}"[:500])
+    if error:
         yield record(ErrorEvent(run_id=state.run_id, hop=state.hops, message=error))
         yield record(Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error))
         await _cancel(handler)
