@@ -23,7 +23,7 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
     """Ingest every PDF of a folder into a fresh store; report pages/s and where time goes."""
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(settings.model_copy(update={"data_dir": Path(tmp)}))
-        ws.store  # model load and store creation are start-up, not ingestion
+        _ = ws.store  # model load and store creation are start-up, not ingestion
         steps: dict[str, float] = {}
         pages = fragments = 0
         t0 = time.perf_counter()

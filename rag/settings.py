@@ -78,7 +78,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @classmethod
-    def from_env(cls, preset: str = "default", **overrides) -> "Settings":
+    def from_env(cls, preset: str = "default", **overrides) -> Settings:
         values = PRESETS[preset].model_dump()
         env = os.environ
         if env.get("RAG_DATA_DIR"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timezone, UTC
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -33,7 +33,7 @@ def redact(text: str) -> str:
 
 
 def _iso(t: float | None) -> str | None:
-    return datetime.fromtimestamp(t, timezone.utc).isoformat() if t else None
+    return datetime.fromtimestamp(t, UTC).isoformat() if t else None
 
 
 def to_span(event: BaseModel) -> dict:

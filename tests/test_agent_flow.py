@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.agent.events import AnswerEvent, HopEnd, HopStart, LLMCall, Paraphrase, Stop
+from rag.agent.events import AnswerEvent, HopEnd, Paraphrase, Stop
 from rag.agent.run import ask
 from rag.trace import list_runs, load_trace
 from scripted_llm import ScriptedLLM, action, answer

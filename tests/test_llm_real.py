@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -90,4 +91,4 @@ def test_openai_compatible_server_path(statements, llama_server, tmp_path, monke
     result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
     assert result.error is None and "46,298" in result.answer, result.answer
     assert result.tokens["prompt"] > 200, "the server reports token usage"
-    assert os.environ["OPENAI_API_KEY"] not in open(result.trace).read()
+    assert os.environ["OPENAI_API_KEY"] not in Path(result.trace).read_text()

@@ -56,7 +56,7 @@ class DocAgent(ReActAgent):
     _ctx: Any = PrivateAttr(default=None)
 
     @classmethod
-    def for_run(cls, workspace, llm, state: RunState) -> "DocAgent":
+    def for_run(cls, workspace, llm, state: RunState) -> DocAgent:
         search = SearchTools(workspace, state, llm)
         agent = cls(
             name="DocAgent",

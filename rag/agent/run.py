@@ -7,6 +7,7 @@ for the CLI and tests (one event loop per question, which is what Streamlit want
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -131,10 +132,8 @@ def _fallback(state: RunState) -> str:
 
 
 async def _cancel(handler) -> None:
-    try:
+    with contextlib.suppress(Exception):  # already finished or never started
         await handler.cancel_run()
-    except Exception:  # already finished or never started
-        pass
 
 
 def ask(

@@ -10,7 +10,8 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from llama_index.core.llms import (
     LLM,
