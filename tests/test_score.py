@@ -32,6 +32,9 @@ from rag.eval.score import score
         ("The report does not mention it.", "Not answerable", "None", True),
         ("42%", "Not answerable", "None", False),
         ("not in the documents", "1234", "Int", False),
+        ("1 [p. 5] [p. 19]", "5", "Int", False),
+        ('["3","2","2"] [p. 5]', "['3', '2', '3']", "List", False),
+        ('["3","2","3"] [p. 5]', "['3', '2', '3']", "List", True),
     ],
 )
 def test_scoring_rules(pred, gold, fmt, ok):

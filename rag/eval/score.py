@@ -6,9 +6,10 @@ Rules:
   fraction count as equal ("12.5%" ~ 0.125), since gold answers mix the two.
 - Str: normalised match — lowercase, punctuation, articles and extra spaces removed — either
   equal, or the gold contained in the prediction when the gold is short (≤ 4 words).
-- List: the gold items (a Python-style list or comma-separated) each match a predicted item
-  by the Str or number rules; order is ignored, and the prediction may not add more items
-  than half again the gold list's length.
+- List: the gold items (a Python-style list or comma-separated) each match a distinct
+  predicted item by the Str or number rules; order is ignored, and the prediction may not
+  add more items than half again the gold list's length.
+Page citations like "[p. 5]" are removed from the prediction first.
 - None (unanswerable): correct when the prediction says the documents do not contain it.
 A prediction is the system's short answer; the full prose answer is scored only if no
 short answer was given.
@@ -29,6 +30,7 @@ NOT_ANSWERABLE = re.compile(
 )
 _NUMBER = re.compile(r"-?\d[\d,]*\.?\d*|-?\.\d+")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+_CITATION = re.compile(r"\[p\.?\s*\d+\]", re.I)
 
 
 def normalise(text: str) -> str:
@@ -88,10 +90,15 @@ def gold_items(gold) -> list[str]:
 
 def match_list(pred: str, gold) -> bool:
     items = gold_items(gold)
-    pred_items = [x.strip() for x in re.split(r",|;|\band\b|\n", str(pred).strip("[]")) if x.strip()]
-    if not items or len(pred_items) > math.ceil(len(items) * 1.5):
+    left = [x.strip(" '\"") for x in re.split(r",|;|\band\b|\n", str(pred).strip("[]")) if x.strip(" '\"")]
+    if not items or len(left) > math.ceil(len(items) * 1.5):
         return False
-    return all(any(match_str(p, g) or (numbers(g) and match_int(p, g)) for p in pred_items) for g in items)
+    for g in items:  # each gold item needs its own predicted item: ["3","2","2"] is not ["3","2","3"]
+        found = next((p for p in left if match_str(p, g) or (numbers(g) and match_int(p, g))), None)
+        if found is None:
+            return False
+        left.remove(found)
+    return True
 
 
 def says_not_answerable(pred: str) -> bool:
@@ -101,6 +108,7 @@ def says_not_answerable(pred: str) -> bool:
 def score(pred: str, gold, answer_format: str) -> bool:
     """True when the prediction answers the gold under the format's rule (see module doc)."""
     fmt = (answer_format or "Str").strip()
+    pred = _CITATION.sub(" ", str(pred))  # "[p. 5]" is a page, not part of the answer
     if fmt == "None" or str(gold).strip().lower() in {"not answerable", "none"}:
         return says_not_answerable(pred)
     rule = {"Int": match_int, "Float": match_float, "List": match_list}.get(fmt, match_str)
