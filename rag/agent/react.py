@@ -205,7 +205,7 @@ class DocAgent(ReActAgent):
             self._emit(Thought(run_id=self._state.run_id, hop=self._state.hops, text=reasoning[-1].thought))
 
     def _emit(self, event) -> None:
-        if self._ctx is not None and self._ctx.is_running:
+        if self._ctx is not None:
             self._ctx.write_event_to_stream(event)
 
 

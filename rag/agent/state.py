@@ -53,7 +53,7 @@ async def complete(llm, ctx, state: RunState, prompt: str, purpose: str, **kwarg
     prompt_tokens, completion_tokens = usage(response.raw)
     state.prompt_tokens += prompt_tokens
     state.completion_tokens += completion_tokens
-    if ctx is not None and ctx.is_running:
+    if ctx is not None:
         ctx.write_event_to_stream(LLMCall(
             run_id=state.run_id, hop=state.hops, purpose=purpose, t_start=start, t_end=time.time(),
             llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,

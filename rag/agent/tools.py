@@ -111,5 +111,5 @@ def _best(hits: list[Hit]) -> float:
 
 
 def _emit(ctx: Context | None, event) -> None:
-    if ctx is not None and ctx.is_running:
+    if ctx is not None:
         ctx.write_event_to_stream(event)
