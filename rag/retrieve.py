@@ -186,9 +186,10 @@ class Retriever:
 
     def _filters(self, doc_ids: list[str] | None) -> MetadataFilters | None:
         """Restrict to the requested documents, and always to fully indexed ones."""
-        indexing = {d.doc_id for d in self.store.documents(include_indexing=True) if d.status != "ready"}
+        docs = self.store.documents(include_indexing=True)  # one registry read per search
+        indexing = {d.doc_id for d in docs if d.status != "ready"}
         if doc_ids is None and not indexing:
             return None
-        allowed = doc_ids if doc_ids is not None else [d.doc_id for d in self.store.documents()]
+        allowed = doc_ids if doc_ids is not None else [d.doc_id for d in docs]
         allowed = [d for d in allowed if d not in indexing] or ["-"]
         return MetadataFilters(filters=[MetadataFilter(key="doc_id", value=allowed, operator=FilterOperator.IN)])

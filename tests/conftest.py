@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,13 @@ PDFS = EVAL / "pdfs"
 DEV_QA = EVAL / "qa" / "dev.json"
 PEW = "PH_2016.06.08_Economy-Final.pdf"
 BESTBUY = "BESTBUY_2023_10K.pdf"
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on, for servers the tests start."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def pdf_bytes(name: str) -> bytes:

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 
 import chromadb
 import pytest
+from conftest import PEW, free_port, local_settings, pages_of
 
-from conftest import PEW, local_settings, pages_of
 from rag.workspace import Workspace
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def chroma_server(tmp_path):
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / "chroma.log").open("w")
     proc = subprocess.Popen([shutil.which("chroma"), "run", "--path", str(tmp_path / "db"), "--host", "127.0.0.1",
                              "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)

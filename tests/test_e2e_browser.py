@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import PEW, ROOT, pages_of
+from conftest import PEW, ROOT, free_port, pages_of
 
 pytestmark = pytest.mark.slow
 
@@ -28,11 +27,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "What was the total sample size of Latinos in the survey?"
 ANSWER_TIMEOUT_MS = 300_000
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

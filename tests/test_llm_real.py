@@ -4,7 +4,6 @@ real OpenAI-compatible server (llama.cpp's) on loopback. No mocks."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,8 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import BESTBUY, free_port, local_settings, pages_of
 
-from conftest import BESTBUY, local_settings, pages_of
 from rag.models.gguf import ensure_gguf
 from rag.models.llm import LocalLlamaCpp, make_llm, provider
 from rag.trace import load_trace
@@ -50,15 +49,10 @@ def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
     assert any(s["span_kind"] == "LLM" and s["attributes"]["llm.token_count.prompt"] > 0 for s in spans)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def llama_server(gguf, tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")  # a full pipe would stall it
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",

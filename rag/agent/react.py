@@ -26,8 +26,8 @@ from llama_index.core.utils import get_tokenizer
 from pydantic import PrivateAttr
 
 from rag.agent import prompts
-from rag.agent.events import LLMCall, Stop, Thought
-from rag.agent.state import RunState, complete, usage
+from rag.agent.events import Stop, Thought
+from rag.agent.state import RunState, complete, failure_answer, llm_call
 from rag.agent.tools import TOOL_MODALITY, SearchTools, format_fragments
 
 SOFT_STOPS = {"hop_cap", "no_new_fragments", "sufficient"}
@@ -99,15 +99,7 @@ class DocAgent(ReActAgent):
     async def _get_response(self, current_llm_input: list[ChatMessage]) -> ChatResponse:
         t0, start = time.perf_counter(), time.time()
         response = await self.llm.achat(current_llm_input)
-        prompt_tokens, completion_tokens = usage(response.raw)
-        state = self._state
-        state.prompt_tokens += prompt_tokens
-        state.completion_tokens += completion_tokens
-        self._emit(LLMCall(
-            run_id=state.run_id, hop=state.hops, purpose="react", t_start=start, t_end=time.time(),
-            llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens, output=response.message.content or "",
-        ))
+        self._emit(llm_call(self._state, "react", t0, start, response.raw, response.message.content or ""))
         return response
 
     async def handle_tool_call_results(self, ctx, results, memory) -> None:
@@ -181,9 +173,7 @@ class DocAgent(ReActAgent):
         try:
             text = (await complete(self.llm, ctx, state, prompt, "final_answer")).strip()
         except Exception as exc:  # the model is down: say so, and still show what was found
-            text = f"The language model failed ({type(exc).__name__}). Most relevant fragments:\n" + "\n".join(
-                f"- {h.fragment.text[:200]} [p. {h.fragment.page}]" for h in state.best_hits()[:3]
-            )
+            text = failure_answer(state, type(exc).__name__)
         reasoning = await ctx.store.get(self.reasoning_key, default=[])
         reasoning.append(ResponseReasoningStep(thought="Answer from the fragments.", response=text))
         await ctx.store.set(self.reasoning_key, reasoning)

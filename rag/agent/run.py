@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent, cited_pages
-from rag.agent.state import RunState
+from rag.agent.state import RunState, failure_answer
 from rag.trace import TraceWriter
 
 MISSING = "<missing>"
@@ -88,7 +88,7 @@ async def stream_answer(
         yield record(ErrorEvent(run_id=state.run_id, hop=state.hops, message=error))
         yield record(Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error))
         await _cancel(handler)
-        text = _fallback(state)
+        text = failure_answer(state, error)
     yield record(_answer_event(state, text, error))
 
 
@@ -121,14 +121,6 @@ def add_citations(answer: str, hits: list) -> str:
     best = max(scored)[0]
     pages = sorted({page for overlap, _, page in scored if overlap == best})[:2]
     return answer.rstrip() + " " + " ".join(f"[p. {p}]" for p in pages)
-
-
-def _fallback(state: RunState) -> str:
-    best = state.best_hits()[:3]
-    if not best:
-        return "The language model failed and no fragment was found."
-    lines = [f"- {h.fragment.text[:200]} [p. {h.fragment.page}]" for h in best]
-    return "The language model failed; the most relevant fragments are:\n" + "\n".join(lines)
 
 
 async def _cancel(handler) -> None:

@@ -47,19 +47,33 @@ class RunState:
 
 async def complete(llm, ctx, state: RunState, prompt: str, purpose: str, **kwargs) -> str:
     """One plain completion, timed and counted, reported as an LLMCall event."""
-    t0 = time.perf_counter()
-    start = time.time()
+    t0, start = time.perf_counter(), time.time()
     response = await llm.acomplete(prompt, **kwargs)
-    prompt_tokens, completion_tokens = usage(response.raw)
+    call = llm_call(state, purpose, t0, start, response.raw, response.text)
+    if ctx is not None:
+        ctx.write_event_to_stream(call)
+    return response.text
+
+
+def llm_call(state: RunState, purpose: str, t0: float, start: float, raw, output: str) -> LLMCall:
+    """Count a finished call's tokens into the run and describe it as an event."""
+    prompt_tokens, completion_tokens = usage(raw)
     state.prompt_tokens += prompt_tokens
     state.completion_tokens += completion_tokens
-    if ctx is not None:
-        ctx.write_event_to_stream(LLMCall(
-            run_id=state.run_id, hop=state.hops, purpose=purpose, t_start=start, t_end=time.time(),
-            llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens, output=response.text,
-        ))
-    return response.text
+    return LLMCall(
+        run_id=state.run_id, hop=state.hops, purpose=purpose, t_start=start, t_end=time.time(),
+        llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens, output=output,
+    )
+
+
+def failure_answer(state: RunState, reason: str) -> str:
+    """What the user gets when the model fails: the reason and the best evidence found."""
+    best = state.best_hits()[:3]
+    if not best:
+        return f"The language model failed ({reason}) and no fragment was found."
+    lines = [f"- {h.fragment.text[:200]} [p. {h.fragment.page}]" for h in best]
+    return f"The language model failed ({reason}); the most relevant fragments are:\n" + "\n".join(lines)
 
 
 def usage(raw) -> tuple[int, int]:
