@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from rag.eval import MODES
 from rag.settings import Settings
 
 
@@ -65,10 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pdfs", type=Path, required=True)
     p.add_argument("--retrieval-only", action="store_true")
     p.add_argument("--limit", type=int)
+    p.add_argument("--mode", default="agent", choices=MODES, help="how questions are answered (default: agent)")
     p.add_argument("--max-hops", type=int)
-    p.add_argument("--out", type=Path, default=Path("eval-out"), help="results folder (resumable)")
+    p.add_argument("--out", type=Path, default=Path("eval-out"), help="results folder")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("report", help="compare evaluation results folders side by side")
+    p.add_argument("runs", nargs="+", type=Path, help="results folders written by eval")
+    p.add_argument("--out", type=Path, default=Path("eval-report"), help="where report.md and report.html go")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks")
     bench = p.add_subparsers(required=True, metavar="WHAT")
@@ -207,8 +215,19 @@ def cmd_eval(args, settings: Settings) -> int:
 
     if args.max_hops:
         settings.agent.max_hops = args.max_hops
-    summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, args.out, limit=args.limit)
-    _emit(args, summary, json.dumps(summary, indent=2))
+    summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, args.out, mode=args.mode,
+                               limit=args.limit, resume=args.resume)
+    from rag.eval.report import summary_table
+
+    _emit(args, summary, summary_table([summary]) + f"\n\nreport: {args.out / 'report.md'}")
+    return 0
+
+
+def cmd_report(args, settings: Settings) -> int:
+    from rag.eval.report import write_comparison
+
+    print(write_comparison(args.runs, args.out))
+    print(f"report: {args.out / 'report.md'}, {args.out / 'report.html'}")
     return 0
 
 

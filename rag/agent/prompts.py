@@ -63,3 +63,12 @@ Thought: ...
 Answer: ..."""
 
 NOT_IN_DOCUMENTS = "not in the documents"
+
+SHORT_ANSWER = """\
+Question: {question}
+Response: {response}
+
+Extract the response's final answer to the question, as short as possible: a number \
+(digits, no units unless asked), a name, a few words, or a list like ["a", "b"]. If the \
+response says the documents do not contain the answer, the short answer is \
+"Not answerable"."""

@@ -89,10 +89,10 @@ async def stream_answer(
         yield record(Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error))
         await _cancel(handler)
         text = failure_answer(state, error)
-    yield record(_answer_event(state, text, error))
+    yield record(answer_event(state, text, error))
 
 
-def _answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
+def answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
     if not error and not cited_pages(text) and NOT_IN_DOCUMENTS not in text.lower():
         text = add_citations(text, state.best_hits())
     pages = cited_pages(text)
@@ -133,14 +133,21 @@ def ask(
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
 ) -> AgentAnswer:
     """Run one question to its answer, calling on_event for each hop event as it happens."""
+    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name)
+    return drain(events, question, trace_dir, on_event)
+
+
+def drain(events: AsyncIterator[HopEvent], question: str, trace_dir: Path,
+          on_event: Callable[[HopEvent], None] | None = None) -> AgentAnswer:
+    """Consume an event stream in a fresh event loop and fold it into the answer record."""
 
     async def run() -> list[HopEvent]:
-        events = []
-        async for event in stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name):
-            events.append(event)
+        seen = []
+        async for event in events:
+            seen.append(event)
             if on_event:
                 on_event(event)
-        return events
+        return seen
 
     return collect(asyncio.run(run()), question, trace_dir)
 

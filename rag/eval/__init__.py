@@ -1,1 +1,3 @@
-"""Evaluation on MMLongBench-Doc-style questions."""
+"""Evaluation: questions, scoring, answering modes, reports."""
+
+MODES = ("agent", "single-pass", "text-only", "oracle")

@@ -1,7 +1,9 @@
-"""End-to-end evaluation: ask the agent every question, score its answer, keep the trace.
+"""End-to-end evaluation: answer every question in one mode, score it, keep its trace.
 
-Results go to OUT/questions.jsonl, one line per question, appended as each finishes, so
-an interrupted run resumes where it stopped.
+Per question, OUT/questions.jsonl gets one line as soon as it finishes (so `--resume`
+continues an interrupted run), with the prose answer, the short answer it is scored on,
+the trace path, and where it failed. OUT/results.json holds the summary, OUT/report.md and
+OUT/report.html the tables and charts (see rag.eval.report).
 """
 
 from __future__ import annotations
@@ -9,74 +11,198 @@ from __future__ import annotations
 import json
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
+from llama_index.core.prompts import PromptTemplate
+from pydantic import BaseModel, Field
 from tqdm import tqdm
 
-from rag.eval.qa import Question, ingest_referenced, load_questions
-from rag.eval.score import score
+from rag.agent.prompts import NOT_IN_DOCUMENTS, SHORT_ANSWER
+from rag.agent.run import drain
+from rag.eval.modes import MODES, plain_index, stream_mode
+from rag.eval.qa import SOURCE_MODALITY, Question, ingest_referenced, load_questions
+from rag.eval.retrieval import RETRIEVAL_K, modality_hits
+from rag.eval.score import numbers, says_not_answerable, score
+from rag.records import MODALITIES
+
+SOURCE_NAMES = {"Pure-text (Plain-text)": "text", "Pure-text": "text", "Generalized-text (Layout)": "layout",
+                "Layout": "layout", "Table": "table", "Chart": "chart", "Figure": "figure"}
+NOT_ANSWERABLE = "Not answerable"
+# (questions done, total, last row, running accuracy)
+EvalProgress = Callable[[int, int, dict, float], None]
 
 
-def evaluate_answers(ws, qa_path: Path, pdf_dir: Path, out_dir: Path, limit: int | None = None) -> dict:
+class ShortAnswer(BaseModel):
+    answer: str = Field(description="the final answer only: a number, a few words, or a list")
+
+
+def evaluate_answers(
+    ws, qa_path: Path, pdf_dir: Path, out_dir: Path, mode: str = "agent", limit: int | None = None,
+    resume: bool = False, progress: EvalProgress | None = None,
+) -> dict:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     questions = load_questions(qa_path, limit)
     doc_ids = ingest_referenced(ws, questions, pdf_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / "questions.jsonl"
-    done = _load(results_path)
-    bar = tqdm(questions, desc="eval", unit="q", disable=None)
+    config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if mode == "agent" else None,
+              "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit}
+    rows_path = _prepare(Path(out_dir), config, resume)
+    if mode == "text-only":  # build the baseline's index first, so no question's latency pays for it
+        plain_index(ws).prepare(list(doc_ids.values()))
+    done = _load(rows_path)
+    bar = tqdm(questions, desc=f"eval {mode}", unit="q", disable=None)
     for n, q in enumerate(bar):
         if n not in done:
-            done[n] = _run_one(ws, q, doc_ids[q.doc_id], n)
-            with results_path.open("a") as f:
-                f.write(json.dumps(done[n]) + "\n")
-        bar.set_postfix(accuracy=f"{_accuracy(list(done.values())):.2f}")
-    summary = summarize([done[n] for n in range(len(questions))])
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=2))
+            done[n] = run_one(ws, q, doc_ids[q.doc_id], n, mode, Path(out_dir) / "traces")
+            with rows_path.open("a") as f:
+                f.write(json.dumps(done[n], ensure_ascii=False) + "\n")
+        accuracy = _rate([r["correct"] for r in done.values()])
+        bar.set_postfix(accuracy=f"{accuracy:.2f}")
+        if progress:
+            progress(len(done), len(questions), done[n], accuracy)
+    rows = [done[n] for n in range(len(questions))]
+    summary = {**config, **summarize(rows)}
+    (Path(out_dir) / "results.json").write_text(json.dumps(summary, indent=2))
+    from rag.eval.report import write_reports
+
+    write_reports(Path(out_dir), summary, rows)
     return summary
 
 
-def _run_one(ws, q: Question, doc_id: str, n: int) -> dict:
-    result = ws.ask(q.question, doc_ids=[doc_id])
-    pages = {f["page"] for h in result.hops for f in h.fragments}
-    return {
+def _prepare(out_dir: Path, config: dict, resume: bool) -> Path:
+    """A fresh run starts over; a resumed one must be the same experiment."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows_path, config_path = out_dir / "questions.jsonl", out_dir / "run.json"
+    if resume and config_path.exists():
+        before = json.loads(config_path.read_text())
+        changed = [k for k in ("mode", "max_hops", "model", "qa") if before.get(k) != config.get(k)]
+        if changed:
+            raise ValueError(f"cannot resume {out_dir}: it was run with another {', '.join(changed)}")
+    elif rows_path.exists():
+        rows_path.unlink()
+    config_path.write_text(json.dumps(config, indent=2))
+    return rows_path
+
+
+def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) -> dict:
+    events = stream_mode(ws, ws.llm, mode, q.question, doc_ids=[doc_id], trace_dir=trace_dir,
+                         model_name=ws.llm_name, gold_pages=q.evidence_pages_1based)
+    result = drain(events, q.question, trace_dir)
+    short = "" if result.error else short_answer(ws.llm, q.question, result.answer)
+    gold = set(q.evidence_pages_1based)
+    context = [f for h in result.hops for f in h.fragments]
+    row = {
         "n": n, "question": q.question, "doc": q.doc_id, "gold": q.answer, "format": q.answer_format,
-        "source": q.source, "unanswerable": q.unanswerable, "answer": result.answer,
-        "correct": score(result.answer, q.answer, q.answer_format),
-        "evidence_retrieved": bool(set(q.evidence_pages_1based) & pages) if q.evidence_pages_1based else None,
+        "sources": [SOURCE_NAMES.get(s, s.lower()) for s in q.evidence_sources], "pages": sorted(gold),
+        "unanswerable": q.unanswerable, "answer": result.answer, "short_answer": short,
+        "correct": score(short or result.answer, q.answer, q.answer_format),
+        "correct_prose": score(result.answer, q.answer, q.answer_format),
+        "retrieval_hit": _retrieval_hit(ws, q, doc_id, mode),
+        "evidence_in_context": bool(gold & {f["page"] for f in context}) if gold else None,
+        "coverage": {m: any(f["page"] in gold and f["modality"] == m for f in context)
+                     for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
     }
+    row["failure"] = failure(row)
+    return row
+
+
+def short_answer(llm, question: str, response: str) -> str:
+    """The scoreable short answer, asked of the model as structured output; the prose
+    answer itself when the model cannot produce one."""
+    if NOT_IN_DOCUMENTS in response.lower():
+        return NOT_ANSWERABLE
+    try:
+        out = llm.structured_predict(ShortAnswer, PromptTemplate(SHORT_ANSWER), llm_kwargs={"max_tokens": 80},
+                                     question=question, response=response)
+        return out.answer.strip()
+    except Exception:  # malformed or truncated JSON: score the prose instead
+        return ""
+
+
+def _retrieval_hit(ws, q: Question, doc_id: str, mode: str) -> bool | None:
+    """The paper's retrieval-recall: a gold page in the top-6 of the evidence's collection."""
+    gold = set(q.evidence_pages_1based)
+    if not gold or q.unanswerable or mode == "oracle":
+        return None
+    if mode == "text-only":
+        hits = plain_index(ws).search(q.question, [doc_id], k=RETRIEVAL_K)
+        return bool(gold & {h.fragment.page for h in hits})
+    return any(modality_hits(ws, q, doc_id, RETRIEVAL_K)[0].values())
+
+
+def failure(row: dict) -> str | None:
+    """Where a wrong answer went wrong, as far as the record can tell."""
+    if row["correct"]:
+        return None
+    if row["error"]:
+        return "error"
+    if row["unanswerable"]:
+        return "answered the unanswerable"
+    if not row["evidence_in_context"]:
+        return "retrieval missed the page"
+    said = row["short_answer"] or row["answer"]
+    if says_not_answerable(said):
+        return "model missed the evidence"
+    if row["correct_prose"]:
+        return "short-answer format"
+    if row["format"] in ("Int", "Float") and numbers(said):
+        return "wrong number"
+    return "wrong answer"
 
 
 def _load(path: Path) -> dict[int, dict]:
     if not path.exists():
         return {}
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:  # a line torn by a kill: that question runs again
+            continue
     return {r["n"]: r for r in rows}
 
 
-def _accuracy(rows: list[dict]) -> float:
-    return sum(r["correct"] for r in rows) / len(rows) if rows else 0.0
+def _rate(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return round(sum(map(bool, values)) / len(values), 3) if values else None
 
 
 def summarize(rows: list[dict]) -> dict:
+    answerable = [r for r in rows if not r["unanswerable"]]
     by_source = defaultdict(list)
-    for r in rows:
-        by_source["unanswerable" if r["unanswerable"] else r["source"]].append(r)
+    for r in answerable:
+        for source in set(r["sources"]):
+            by_source[source].append(r["correct"])
     seconds = [r["seconds"] for r in rows]
-    evidence = [r["evidence_retrieved"] for r in rows if r["evidence_retrieved"] is not None]
+    failures = defaultdict(int)
+    for r in rows:
+        if r["failure"]:
+            failures[r["failure"]] += 1
     return {
         "questions": len(rows),
         "accuracy": {
-            "overall": round(_accuracy(rows), 3),
-            "answerable": round(_accuracy([r for r in rows if not r["unanswerable"]]), 3),
-            "unanswerable": round(_accuracy([r for r in rows if r["unanswerable"]]), 3),
-            "by_source": {k: round(_accuracy(v), 3) for k, v in sorted(by_source.items())},
+            "overall": _rate([r["correct"] for r in rows]),
+            "answerable": _rate([r["correct"] for r in answerable]),
+            "unanswerable": _rate([r["correct"] for r in rows if r["unanswerable"]]),
+            "by_source": {k: _rate(v) for k, v in sorted(by_source.items())},
+            "single_page": _rate([r["correct"] for r in answerable if len(r["pages"]) == 1]),
+            "multi_page": _rate([r["correct"] for r in answerable if len(r["pages"]) > 1]),
+            "prose": _rate([r["correct_prose"] for r in rows]),
         },
-        "retrieval_recall": round(sum(evidence) / len(evidence), 3) if evidence else None,
+        "count": {"answerable": len(answerable), "unanswerable": len(rows) - len(answerable),
+                  "by_source": {k: len(v) for k, v in sorted(by_source.items())}},
+        "retrieval_recall": _rate([r["retrieval_hit"] for r in rows]),
+        "evidence_in_context": _rate([r["evidence_in_context"] for r in answerable]),
+        "coverage": {m: _rate([r["coverage"][m] for r in rows if m in r["coverage"]]) for m in MODALITIES},
         "latency_s": {"mean": round(statistics.mean(seconds), 2) if seconds else None,
-                      "sd": round(statistics.pstdev(seconds), 2) if seconds else None},
-        "first_hop_s": {"mean": round(statistics.mean(r["first_hop_s"] or 0 for r in rows), 3) if rows else None},
+                      "sd": round(statistics.pstdev(seconds), 2) if seconds else None,
+                      "p50": round(statistics.median(seconds), 2) if seconds else None},
         "hops_mean": round(statistics.mean(r["hops"] for r in rows), 2) if rows else None,
+        "tokens_mean": {k: round(statistics.mean(r["tokens"].get(k, 0) for r in rows)) if rows else None
+                        for k in ("prompt", "completion")},
         "errors": sum(bool(r["error"]) for r in rows),
+        "failures": dict(sorted(failures.items())),
     }

@@ -16,6 +16,8 @@ from pydantic import BaseModel
 from rag.eval.qa import Question, ingest_referenced, load_questions
 from rag.records import MODALITIES
 
+RETRIEVAL_K = 6
+
 
 class RetrievalOutcome(BaseModel):
     question: str
@@ -56,24 +58,29 @@ class RetrievalReport(BaseModel):
         return "\n".join(rows)
 
 
-def evaluate_retrieval(ws, qa_path: Path, pdf_dir: Path, limit: int | None = None, k: int = 6) -> RetrievalReport:
+def evaluate_retrieval(ws, qa_path: Path, pdf_dir: Path, limit: int | None = None, k: int = RETRIEVAL_K) -> RetrievalReport:
     questions = [q for q in load_questions(qa_path) if not q.unanswerable and q.evidence_pages_1based]
     questions = questions[:limit] if limit else questions
     doc_ids = ingest_referenced(ws, questions, pdf_dir)
     return RetrievalReport(outcomes=[_judge(ws, q, doc_ids[q.doc_id], k) for q in questions], k=k)
 
 
-def _judge(ws, q: Question, doc_id: str, k: int) -> RetrievalOutcome:
+def modality_hits(ws, q: Question, doc_id: str, k: int) -> tuple[dict[str, bool], dict[str, list[int]]]:
+    """Per evidence modality: is a gold page among that collection's top-k, and its pages."""
     gold = set(q.evidence_pages_1based)
     pages = {
         m: [h.fragment.page for h in ws.search(q.question, modality=m, k=k, doc_ids=[doc_id]).hits]
         for m in q.modalities
     }
+    return {m: bool(gold & set(p)) for m, p in pages.items()}, pages
+
+
+def _judge(ws, q: Question, doc_id: str, k: int) -> RetrievalOutcome:
+    hits, pages = modality_hits(ws, q, doc_id, k)
     merged = [h.fragment.page for h in ws.search(q.question, doc_ids=[doc_id]).hits]
     return RetrievalOutcome(
-        question=q.question, doc=q.doc_id, gold_pages=sorted(gold),
-        modality_hits={m: bool(gold & set(p)) for m, p in pages.items()}, modality_pages=pages,
-        merged_hit=bool(gold & set(merged)), merged_pages=merged,
+        question=q.question, doc=q.doc_id, gold_pages=q.evidence_pages_1based, modality_hits=hits,
+        modality_pages=pages, merged_hit=bool(set(q.evidence_pages_1based) & set(merged)), merged_pages=merged,
     )
 
 
