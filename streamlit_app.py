@@ -10,6 +10,7 @@ page = st.navigation([
     st.Page("app_pages/chat.py", title="Chat", icon=":material/forum:", default=True),
     st.Page("app_pages/upload.py", title="Upload", icon=":material/upload_file:"),
     st.Page("app_pages/traces.py", title="Traces", icon=":material/timeline:"),
+    st.Page("app_pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
 ])
 sidebar(workspace())
 page.run()

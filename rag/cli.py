@@ -63,12 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
     p.add_argument("--qa", type=Path, required=True)
-    p.add_argument("--pdfs", type=Path, required=True)
+    p.add_argument("--pdfs", type=Path, help="folder of the questions' PDFs (default: documents already ingested)")
     p.add_argument("--retrieval-only", action="store_true")
     p.add_argument("--limit", type=int)
     p.add_argument("--mode", default="agent", choices=MODES, help="how questions are answered (default: agent)")
     p.add_argument("--max-hops", type=int)
-    p.add_argument("--out", type=Path, default=Path("eval-out"), help="results folder")
+    p.add_argument("--out", type=Path, help="results folder (default: EVAL_DIR/<mode>)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="compare evaluation results folders side by side")
     p.add_argument("runs", nargs="+", type=Path, help="results folders written by eval")
     p.add_argument("--out", type=Path, default=Path("eval-report"), help="where report.md and report.html go")
+    p.add_argument("--rescore", action="store_true", help="score the answers again with the current scorer first")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks")
@@ -215,17 +216,23 @@ def cmd_eval(args, settings: Settings) -> int:
 
     if args.max_hops:
         settings.agent.max_hops = args.max_hops
-    summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, args.out, mode=args.mode,
+    out = args.out or settings.eval_dir / (f"agent-hops{settings.agent.max_hops}" if args.mode == "agent" else args.mode)
+    summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, out, mode=args.mode,
                                limit=args.limit, resume=args.resume)
     from rag.eval.report import summary_table
 
-    _emit(args, summary, summary_table([summary]) + f"\n\nreport: {args.out / 'report.md'}")
+    _emit(args, summary, summary_table([summary]) + f"\n\nreport: {out / 'report.md'}")
     return 0
 
 
 def cmd_report(args, settings: Settings) -> int:
     from rag.eval.report import write_comparison
 
+    if args.rescore:
+        from rag.eval.answers import rescore
+
+        for run in args.runs:
+            rescore(run)
     print(write_comparison(args.runs, args.out))
     print(f"report: {args.out / 'report.md'}, {args.out / 'report.html'}")
     return 0

@@ -67,6 +67,7 @@ class LLMSettings(BaseModel):
 class Settings(BaseModel):
     data_dir: Path = Path("data")
     trace_dir: Path = Path("logs")
+    eval_dir: Path = Path("eval")
     chroma_host: str | None = None
     chroma_port: int = 8000
     embed_provider: str = "local"
@@ -85,6 +86,8 @@ class Settings(BaseModel):
             values["data_dir"] = Path(env["RAG_DATA_DIR"])
         if env.get("RAG_LOG_DIR"):
             values["trace_dir"] = Path(env["RAG_LOG_DIR"])
+        if env.get("RAG_EVAL_DIR"):
+            values["eval_dir"] = Path(env["RAG_EVAL_DIR"])
         if env.get("CHROMA_HOST"):
             values["chroma_host"] = env["CHROMA_HOST"]
             values["chroma_port"] = int(env.get("CHROMA_PORT", "8000"))

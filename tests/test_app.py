@@ -5,6 +5,8 @@ The chat tests use the scripted LLM only to stay fast; answer quality is the slo
 
 from __future__ import annotations
 
+import json
+
 import pymupdf
 import pytest
 from conftest import PEW, pages_of
@@ -22,6 +24,7 @@ def open_workspace(data_dir, monkeypatch, embed_model):
     """Point the app's cached workspace at a temp store: the same factory the app calls."""
     monkeypatch.setenv("RAG_DATA_DIR", str(data_dir / "data"))
     monkeypatch.setenv("RAG_LOG_DIR", str(data_dir / "logs"))
+    monkeypatch.setenv("RAG_EVAL_DIR", str(data_dir / "eval"))
     monkeypatch.setenv("RAG_EMBED_PROVIDER", "local")
     monkeypatch.delenv("CHROMA_HOST", raising=False)
     workspace.clear()
@@ -149,6 +152,80 @@ def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
     charts = at.get("plotly_chart")
     assert len(charts) == 3, "one timeline in the detail, two in the comparison"
     assert at.expander[0].label.startswith("Hop 1") and at.get("download_button")
+
+
+def write_run(ws, name: str, mode: str, hops: int | None, correct: list[bool]) -> None:
+    """A results folder as `rag eval` writes it, over questions whose traces are real runs."""
+    from rag.eval.answers import failure, summarize
+    from rag.eval.report import write_reports
+
+    traces = sorted(ws.settings.trace_dir.glob("*.jsonl"))
+    rows = []
+    for n, ok in enumerate(correct):
+        row = {"n": n, "question": f"Question {n}?", "gold": "42", "format": "Int", "sources": ["table"],
+               "pages": [3], "unanswerable": False, "answer": "42 [p. 3]" if ok else "41", "short_answer": "",
+               "correct": ok, "correct_prose": ok, "retrieval_hit": True, "evidence_in_context": True,
+               "coverage": {"table": True}, "seconds": 10.0 * (hops or 1), "first_hop_s": 0.1, "hops": hops or 1,
+               "tokens": {"prompt": 900, "completion": 20}, "stop": "answered", "error": None,
+               "trace": str(traces[n % len(traces)])}
+        row["failure"] = failure(row)
+        rows.append(row)
+    out = ws.settings.eval_dir / name
+    out.mkdir(parents=True)
+    summary = {"mode": mode, "max_hops": hops, "model": "test", "qa": "qa.json", **summarize(rows)}
+    (out / "results.json").write_text(json.dumps(summary))
+    (out / "questions.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    write_reports(out, summary, rows)
+
+
+def test_evaluate_compares_modes_and_the_hop_ablation_and_links_traces(pew_ws):
+    ask(pew_ws, [answer("First [p. 1].")])
+    write_run(pew_ws, "single-pass", "single-pass", None, [True, False, False])
+    write_run(pew_ws, "agent-hops1", "agent", 1, [True, False, False])
+    write_run(pew_ws, "agent-hops2", "agent", 2, [True, True, False])
+    at = app("app_pages/evaluate.py")
+    assert len(at.get("plotly_chart")) == 2, "accuracy by source and mode, and the hop ablation"
+    table = "\n".join(m.value for m in at.markdown)
+    assert "| single-pass | 3 | 33% |" in table and "| agent, max 2 hops | 3 | 67% |" in table
+    questions = at.dataframe[0].value
+    assert list(questions["correct"]) in ([True, False, False], [True, True, False])
+    link = questions["trace"][0]
+    assert link.startswith("traces?trace=") and link.endswith(".jsonl")
+
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params["trace"] = link.split("=", 1)[1]
+    at.switch_page("app_pages/traces.py").run()
+    assert not at.exception, at.exception
+    assert at.get("plotly_chart") and "Hop 1" in at.expander[0].label
+
+
+@pytest.mark.slow
+def test_evaluate_runs_a_small_eval_on_the_stored_documents_with_the_real_model(pew_ws):
+    from rag.models.gguf import ensure_gguf
+    from rag.models.llm import LocalLlamaCpp
+
+    pew_ws.llm = LocalLlamaCpp(ensure_gguf(pew_ws.settings.llm.model_dir), max_tokens=200)
+    question = {"doc_id": "pew-cut.pdf", "question": "How do Latinos see their personal finances?",
+                "answer": "Not answerable", "answer_format": "None", "evidence_pages_1based": [],
+                "evidence_sources": [], "unanswerable": True}
+    other = {**question, "doc_id": "not-in-the-store.pdf"}
+    at = app("app_pages/evaluate.py")
+    at.file_uploader[0].set_value(("qa.json", json.dumps([other, question]).encode(), "application/json")).run()
+    at.selectbox[0].set_value("single-pass")
+    at.button[0].click().run(timeout=300)
+    assert not at.exception, at.exception
+    assert "Done: results in" in at.success[0].value
+    [summary] = [json.loads(p.read_text()) for p in pew_ws.settings.eval_dir.glob("app-qa-single-pass/results.json")]
+    assert summary["questions"] == 1 and summary["mode"] == "single-pass", "only the stored document's question"
+
+
+def test_a_trace_link_outside_the_app_folders_is_refused(pew_ws, tmp_path):
+    outside = tmp_path / "secret.jsonl"
+    outside.write_text("{}")
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params["trace"] = str(outside)
+    at.switch_page("app_pages/traces.py").run()
+    assert "not in this app's trace or evaluation folders" in at.warning[0].value
 
 
 # --- helpers -------------------------------------------------------------------------------

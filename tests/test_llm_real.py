@@ -49,6 +49,14 @@ def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
     assert any(s["span_kind"] == "LLM" and s["attributes"]["llm.token_count.prompt"] > 0 for s in spans)
 
 
+def test_short_answer_is_structured_output_from_the_embedded_model(gguf):
+    from rag.eval.answers import short_answer
+
+    llm = LocalLlamaCpp(gguf, max_tokens=200)
+    prose = "According to the income statement, Best Buy's revenue was $46,298 million in fiscal 2023 [p. 2]."
+    assert short_answer(llm, QUESTION, prose).replace(",", "").count("46298") == 1
+    assert short_answer(llm, QUESTION, "That is not in the documents.") == "Not answerable"
+
 
 @pytest.fixture(scope="module")
 def llama_server(gguf, tmp_path_factory):

@@ -35,6 +35,13 @@ from rag.eval.score import score
         ("1 [p. 5] [p. 19]", "5", "Int", False),
         ('["3","2","2"] [p. 5]', "['3', '2', '3']", "List", False),
         ('["3","2","3"] [p. 5]', "['3', '2', '3']", "List", True),
+        ("Latino interviewed by cellphone", "Latinos interviewed by cellphone", "Str", True),
+        ("Latinos interviewed by landline", "Latinos interviewed by cellphone", "Str", False),
+        ("12%", "0.12", "Float", True),
+        ("$1,234.5 million", "1234.5", "Float", True),
+        ('["Texas", "Florida"]', "['Florida', 'Texas']", "List", True),
+        ("Texas, Florida, Ohio, Utah", "['Florida', 'Texas']", "List", False),
+        ("Not answerable", "Not answerable", "None", True),
     ],
 )
 def test_scoring_rules(pred, gold, fmt, ok):

@@ -38,13 +38,16 @@ class ShortAnswer(BaseModel):
 
 
 def evaluate_answers(
-    ws, qa_path: Path, pdf_dir: Path, out_dir: Path, mode: str = "agent", limit: int | None = None,
+    ws, qa_path: Path, pdf_dir: Path | None, out_dir: Path, mode: str = "agent", limit: int | None = None,
     resume: bool = False, progress: EvalProgress | None = None,
 ) -> dict:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    questions = load_questions(qa_path, limit)
+    questions = load_questions(qa_path)
     doc_ids = ingest_referenced(ws, questions, pdf_dir)
+    questions = [q for q in questions if q.doc_id in doc_ids][:limit]
+    if not questions:
+        raise ValueError("none of the questions' documents is in the store or in the PDF folder")
     config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if mode == "agent" else None,
               "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit}
     rows_path = _prepare(Path(out_dir), config, resume)
@@ -66,6 +69,22 @@ def evaluate_answers(
     (Path(out_dir) / "results.json").write_text(json.dumps(summary, indent=2))
     from rag.eval.report import write_reports
 
+    write_reports(Path(out_dir), summary, rows)
+    return summary
+
+
+def rescore(out_dir: Path) -> dict:
+    """Score a finished run's answers again with the current scorer, and rewrite its reports."""
+    from rag.eval.report import load_run, write_reports
+
+    summary, rows = load_run(out_dir)
+    for r in rows:
+        r["correct"] = score(r["short_answer"] or r["answer"], r["gold"], r["format"])
+        r["correct_prose"] = score(r["answer"], r["gold"], r["format"])
+        r["failure"] = failure(r)
+    summary.update(summarize(rows))
+    (Path(out_dir) / "questions.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    (Path(out_dir) / "results.json").write_text(json.dumps(summary, indent=2))
     write_reports(Path(out_dir), summary, rows)
     return summary
 

@@ -44,12 +44,17 @@ def load_questions(path: Path, limit: int | None = None) -> list[Question]:
     return items[:limit] if limit else items
 
 
-def ingest_referenced(ws, questions: list[Question], pdf_dir: Path) -> dict[str, str]:
-    """Ingest each referenced PDF once; returns file name → doc id."""
+def ingest_referenced(ws, questions: list[Question], pdf_dir: Path | None) -> dict[str, str]:
+    """File name → doc id for each referenced PDF: the store's copy when it holds one, else
+    ingested from pdf_dir. Files found in neither are left out."""
+    ready = {d.file: d.doc_id for d in ws.store.documents()}
     doc_ids = {}
     for name in sorted({q.doc_id for q in questions}):
-        report = ws.ingest((Path(pdf_dir) / name).read_bytes(), name)
-        if report.status == "error":
-            raise RuntimeError(f"{name}: {report.error}")
-        doc_ids[name] = report.doc_id
+        if name in ready:
+            doc_ids[name] = ready[name]
+        elif pdf_dir is not None and (Path(pdf_dir) / name).is_file():
+            report = ws.ingest((Path(pdf_dir) / name).read_bytes(), name)
+            if report.status == "error":
+                raise RuntimeError(f"{name}: {report.error}")
+            doc_ids[name] = report.doc_id
     return doc_ids

@@ -5,8 +5,8 @@ Rules:
 - Float: numbers match within 1% relative tolerance (or 0.01 absolute); a percentage and its
   fraction count as equal ("12.5%" ~ 0.125), since gold answers mix the two.
 - Str: normalised match — lowercase, punctuation, articles and extra spaces removed — either
-  equal up to small spelling differences (similarity ≥ 0.85, so "Latino" ~ "Latinos"; the
-  benchmark's own ANLS is looser, 0.5 with partial credit), or the gold contained in the
+  equal up to small spelling differences (edit distance ≤ 10% of the length, so "Latino" ~
+  "Latinos"; the benchmark's own ANLS is looser: partial credit down to 0.5), or the gold contained in the
   prediction when the gold is short (≤ 4 words).
 - List: the gold items (a Python-style list or comma-separated) each match a distinct
   predicted item by the Str or number rules; order is ignored, and the prediction may not
@@ -23,7 +23,8 @@ import ast
 import math
 import re
 import string
-from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Levenshtein
 
 NOT_ANSWERABLE = re.compile(
     r"not (in|found in|contained in|mentioned in|stated in|answerable)|not in the documents|"
@@ -73,7 +74,7 @@ def match_str(pred: str, gold) -> bool:
     p, g = normalise(pred), normalise(gold)
     if not g:
         return False
-    if p == g or SequenceMatcher(None, p, g).ratio() >= 0.85 or (len(g.split()) <= 4 and re.search(rf"(^|\s){re.escape(g)}($|\s)", p)):
+    if p == g or Levenshtein.normalized_distance(p, g) <= 0.1 or (len(g.split()) <= 4 and re.search(rf"(^|\s){re.escape(g)}($|\s)", p)):
         return True
     gold_numbers = numbers(g)
     return bool(gold_numbers) and len(g.split()) <= 2 and match_float(pred, gold_numbers[0])

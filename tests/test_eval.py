@@ -1,0 +1,111 @@
+"""The evaluation harness: each mode's context on a real store, the summary's breakdowns, and a
+real end-to-end `python -m rag eval` with the embedded model (resume, reports, JSON shape)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import DEV_QA, PDFS, PEW
+from test_cli import rag
+
+from rag.eval.answers import failure, summarize
+from rag.eval.modes import CONTEXT_TOKENS, context_for, fit, plain_index
+from rag.records import Fragment, Hit
+
+
+def pew_doc(ws) -> str:
+    return next(d.doc_id for d in ws.store.documents() if d.file == PEW)
+
+
+def test_oracle_context_is_the_gold_pages_text(pew_workspace):
+    hits, route = context_for(pew_workspace, "oracle", "any question", [pew_doc(pew_workspace)], [5, 4])
+    assert route == ["gold pages"] and [h.fragment.page for h in hits] == [4, 5]
+    assert "mobility" in " ".join(h.fragment.text for h in hits).lower()
+
+
+def test_text_only_searches_plain_page_text(pew_workspace):
+    hits = plain_index(pew_workspace).search("economic upward mobility for their children", [pew_doc(pew_workspace)])
+    assert len(hits) == 10 and {h.fragment.modality for h in hits} == {"text"}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert "mobility" in hits[0].fragment.text.lower()
+
+
+def test_single_pass_context_is_the_routed_top_ten(pew_workspace):
+    hits, route = context_for(pew_workspace, "single-pass", "share of Latinos who expect their finances to improve",
+                              [pew_doc(pew_workspace)], None)
+    assert route and 0 < len(hits) <= 10 and len({h.collection for h in hits}) >= 2
+
+
+def test_fit_keeps_the_context_within_the_token_bound():
+    def hit(n: int, words: int) -> Hit:
+        fragment = Fragment(id=str(n), doc_id="d", file="f.pdf", page=1, modality="text", bbox=(0, 0, 1, 1),
+                            text="revenue " * words)
+        return Hit(fragment=fragment, score=1 - n / 100, collection="text")
+
+    kept = fit([hit(n, 900) for n in range(5)])
+    assert 2 <= len(kept) <= 3 and sum(len(h.fragment.text.split()) for h in kept) <= CONTEXT_TOKENS
+    assert len(fit([hit(0, 10_000)])[0].fragment.text) < 10_000 * len("revenue ")
+
+
+def row(n, correct, sources, pages, unanswerable=False, **extra):
+    base = {"n": n, "correct": correct, "correct_prose": correct, "sources": sources, "pages": pages,
+            "unanswerable": unanswerable, "retrieval_hit": None if unanswerable else correct,
+            "evidence_in_context": None if unanswerable else True, "coverage": {}, "seconds": 10.0 + n,
+            "hops": 1, "tokens": {"prompt": 100, "completion": 10}, "error": None, "short_answer": "x",
+            "answer": "x", "format": "Str"}
+    base.update(extra)
+    base["failure"] = failure(base)
+    return base
+
+
+def test_summary_breaks_accuracy_down_by_source_pages_and_answerability():
+    rows = [row(0, True, ["table"], [3]), row(1, False, ["table", "chart"], [3, 4]),
+            row(2, True, [], [], unanswerable=True), row(3, False, ["text"], [7], evidence_in_context=False)]
+    s = summarize(rows)
+    assert s["accuracy"]["overall"] == 0.5 and s["accuracy"]["unanswerable"] == 1.0
+    assert s["accuracy"]["by_source"] == {"chart": 0.0, "table": 0.5, "text": 0.0}
+    assert s["count"]["by_source"] == {"chart": 1, "table": 2, "text": 1}
+    assert s["accuracy"]["single_page"] == 0.5 and s["accuracy"]["multi_page"] == 0.0
+    assert s["failures"] == {"retrieval missed the page": 1, "wrong answer": 1}
+    assert s["latency_s"]["mean"] == 11.5 and s["retrieval_recall"] == pytest.approx(1 / 3, abs=0.001)
+
+
+def test_failure_names_where_an_answer_went_wrong():
+    assert failure(row(0, False, ["text"], [2], short_answer="not answerable")) == "model missed the evidence"
+    assert failure(row(0, False, ["text"], [2], format="Int", short_answer="41")) == "wrong number"
+    assert failure(row(0, False, [], [], unanswerable=True)) == "answered the unanswerable"
+    assert failure(row(0, False, ["text"], [2], error="timeout")) == "error"
+
+
+@pytest.mark.slow
+def test_eval_end_to_end_with_the_embedded_model(tmp_path):
+    """The CLI as a user runs it: two modes, an interrupted run resumed, reports written."""
+    questions = [q for q in json.loads(DEV_QA.read_text()) if q["doc_id"] == PEW][:2]
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps(questions))
+    store, out = tmp_path / "store", tmp_path / "single"
+    base = ["eval", "--qa", str(qa), "--pdfs", str(PDFS), "--json"]
+    rag(store, *base, "--mode", "single-pass", "--limit", "1", "--out", str(out))
+    first = (out / "questions.jsonl").read_text()
+    summary = json.loads(rag(store, *base, "--mode", "single-pass", "--resume", "--out", str(out)).stdout)
+    rows = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
+    assert (out / "questions.jsonl").read_text().startswith(first) and len(rows) == 2, "resumed, not redone"
+    assert summary["mode"] == "single-pass" and summary["questions"] == 2
+    assert set(summary["accuracy"]) >= {"overall", "by_source", "answerable", "unanswerable"}
+    assert set(summary["latency_s"]) >= {"mean", "sd"} and summary["latency_s"]["mean"] > 0
+    assert 0 <= summary["retrieval_recall"] <= 1
+    for r in rows:
+        assert r["answer"] and r["trace"] and json.loads(open(r["trace"]).readline())["kind"] == "run_start"
+        assert r["tokens"]["prompt"] > 100 and r["hops"] == 1
+    assert "| single-pass | 2 |" in (out / "report.md").read_text()
+    assert "plotly" in (out / "report.html").read_text()
+
+    refused = rag(store, *base, "--mode", "text-only", "--resume", "--out", str(out), check=False)
+    assert refused.returncode == 1 and "cannot resume" in refused.stderr
+
+    agent = json.loads(rag(store, *base, "--mode", "agent", "--max-hops", "2", "--limit", "1",
+                           "--out", str(tmp_path / "agent")).stdout)
+    assert agent["mode"] == "agent" and agent["max_hops"] == 2 and agent["questions"] == 1
+    compared = rag(store, "report", str(out), str(tmp_path / "agent"), "--out", str(tmp_path / "cmp")).stdout
+    assert "| single-pass | 2 |" in compared and "| agent, max 2 hops | 1 |" in compared
