@@ -11,7 +11,7 @@ from rag.records import DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
 
-def ingest_with_progress(ws: Workspace, data: bytes, name: str) -> IngestReport:
+def ingest_with_progress(ws: Workspace, data: bytes, name: str, password: str | None = None) -> IngestReport:
     """Ingest one file with a progress bar that moves per parsed page, then per embedded batch."""
     bar = st.progress(0.0, text=f"{name}: reading …")
 
@@ -22,9 +22,18 @@ def ingest_with_progress(ws: Workspace, data: bytes, name: str) -> IngestReport:
         else:
             bar.progress(0.5 + 0.5 * share, text=f"{name}: embedded {n} of {total} fragments")
 
-    report = ws.ingest(data, name, progress)
+    report = ws.ingest(data, name, progress, password=password)
     bar.empty()
     return report
+
+
+def unlock(ws: Workspace, file) -> IngestReport | None:
+    """Ask for an encrypted PDF's password: it is used to read the file, never kept."""
+    with st.form(f"unlock_{file.file_id}", border=False):
+        password = st.text_input(f"Password for {file.name}", type="password")
+        if st.form_submit_button("Unlock", icon=":material/lock_open:") and password:
+            return ingest_with_progress(ws, file.getvalue(), file.name, password)
+    return None
 
 
 def show_report(report: IngestReport) -> None:
@@ -63,6 +72,9 @@ for file in files or []:
     if file.file_id in new:
         done[file.file_id] = ingest_with_progress(ws, file.getvalue(), file.name)
     show_report(done[file.file_id])
+    if "password" in (done[file.file_id].error or "") and (report := unlock(ws, file)):
+        done[file.file_id] = report
+        st.rerun()
 if any(done[f].status == "ingested" for f in new):
     st.rerun()  # the sidebar's document count was drawn before these files went in
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", help="parse and index PDF files")
     p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--password", help="password of encrypted PDFs (default: $RAG_PDF_PASSWORD)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -116,7 +118,7 @@ def cmd_ingest(args, settings: Settings) -> int:
             report = IngestReport(file=path.name, status="error", error=f"cannot read {path}")
         else:
             with ingest_bar(path.name, enabled=not args.json) as progress:
-                report = ws.ingest(data, path.name, progress)
+                report = ws.ingest(data, path.name, progress, password=args.password or os.environ.get("RAG_PDF_PASSWORD"))
         reports.append(report)
         if not args.json:
             print(_describe(report), file=sys.stderr if report.status == "error" else sys.stdout)

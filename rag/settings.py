@@ -86,6 +86,8 @@ class Settings(BaseModel):
             values["data_dir"] = Path(env["RAG_DATA_DIR"])
         if env.get("RAG_LOG_DIR"):
             values["trace_dir"] = Path(env["RAG_LOG_DIR"])
+        if env.get("RAG_MAX_FILE_MB"):
+            values["ingest"]["max_file_mb"] = int(env["RAG_MAX_FILE_MB"])
         if env.get("RAG_EVAL_DIR"):
             values["eval_dir"] = Path(env["RAG_EVAL_DIR"])
         if env.get("CHROMA_HOST"):

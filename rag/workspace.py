@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
+from rag.ingest.pdf import unlocked_copy
 from rag.records import IngestReport, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
@@ -48,7 +49,8 @@ class Workspace:
     def retriever(self) -> Retriever:
         return Retriever(self.store, self.settings.retrieval)
 
-    def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None) -> IngestReport:
+    def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
+               password: str | None = None) -> IngestReport:
         """Parse and index one PDF; refusals come back as status "error", never raised."""
         t0 = time.perf_counter()
         file = safe_name(name)
@@ -61,12 +63,13 @@ class Workspace:
         try:
             parsed = parse_pdf(
                 data, file, self.settings.ingest,
-                progress=(lambda d, n: progress("parse", d, n)) if progress else None,
+                progress=(lambda d, n: progress("parse", d, n)) if progress else None, password=password,
             )
         except IngestError as exc:
             return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
         try:
-            self.store.add(parsed, data, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
+            kept = unlocked_copy(data, password) if password else data
+            self.store.add(parsed, kept, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
             return IngestReport(file=file, status="error", error=f"indexing failed: {exc}",
                                 seconds=time.perf_counter() - t0)

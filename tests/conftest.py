@@ -36,7 +36,7 @@ def pages_of(name: str, pages: list[int]) -> bytes:
 
     doc = pymupdf.open(PDFS / name)
     doc.select([p - 1 for p in pages])
-    return doc.tobytes()
+    return doc.tobytes(garbage=3, deflate=True)  # without unused objects: a real small file
 
 
 def local_settings(data_dir: Path | None, **overrides) -> Settings:

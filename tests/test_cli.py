@@ -12,8 +12,8 @@ import pytest
 from conftest import DEV_QA, PDFS, PEW, ROOT, pages_of
 
 
-def rag(store, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "RAG_EMBED_PROVIDER": "local", "PYTHONPATH": str(ROOT)}
+def rag(store, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "RAG_EMBED_PROVIDER": "local", "PYTHONPATH": str(ROOT), **(env or {})}
     env.pop("CHROMA_HOST", None)
     proc = subprocess.run([sys.executable, "-m", "rag", "--store", str(store), *args],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)

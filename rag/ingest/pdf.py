@@ -38,7 +38,7 @@ def open_pdf(data: bytes, max_mb: float, password: str | None = None) -> pymupdf
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
         if doc.needs_pass and not (password and doc.authenticate(password)):
-            raise IngestError("the PDF is encrypted and needs a password")
+            raise IngestError("the password is wrong" if password else "the PDF is encrypted and needs a password")
         pages = doc.page_count
     except IngestError:
         raise
@@ -47,6 +47,13 @@ def open_pdf(data: bytes, max_mb: float, password: str | None = None) -> pymupdf
     if pages == 0:
         raise IngestError("the PDF has no pages")
     return doc
+
+
+def unlocked_copy(data: bytes, password: str) -> bytes:
+    """The PDF without its encryption, so pages can be shown later without asking again."""
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        doc.authenticate(password)
+        return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE)
 
 
 def clean_text(text: str) -> str:
