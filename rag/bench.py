@@ -129,3 +129,39 @@ def bench_real_recall(settings: Settings, questions: list[str]) -> dict:
         recall[modality] = round(float(np.mean(hits)), 4)
     return {"queries": len(questions), "k": k, "ef_search": settings.store.hnsw_ef_search,
             "fragments": {m: c.count() for m, c in ws.store.collections.items()}, "hnsw_recall_at_k": recall}
+
+
+def bench_load(ws: Workspace, questions: list[str], pdf: Path, users: int = 8) -> dict:
+    """`users` questions at once from threads (as Streamlit sessions ask them) while one PDF is
+    ingested into the same store. Checks what concurrency can break, and times it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rag.trace import summarize
+
+    _ = ws.llm, ws.retriever  # load once, before the threads race for it
+    before = {m: ws.store.count(m) for m in MODALITIES}
+    asked = [questions[i % len(questions)] for i in range(users)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=users + 1) as pool:
+        ingest = pool.submit(ws.ingest, Path(pdf).read_bytes(), Path(pdf).name)
+        answers = list(pool.map(ws.ask, asked))
+        report = ingest.result()
+    seconds = time.perf_counter() - t0
+    after = {m: ws.store.count(m) for m in MODALITIES}
+    latencies = sorted(a.total_s for a in answers)
+    traces = [summarize(Path(a.trace)) for a in answers]
+    return {
+        "users": users,
+        "seconds": round(seconds, 1),
+        "questions_per_minute": round(60 * users / seconds, 2),
+        "latency_s": {"p50": _percentile(latencies, 50), "p95": _percentile(latencies, 95), "max": latencies[-1]},
+        "errors": [a.error for a in answers if a.error],
+        "incomplete_traces": [t.run_id for t in traces if t.status != "done"],
+        "ingest": {"status": report.status, "error": report.error, "seconds": round(report.seconds, 1)},
+        "fragments_added": {m: after[m] - before[m] for m in MODALITIES},
+        "fragments_expected": report.fragments if report.status == "ingested" else {m: 0 for m in MODALITIES},
+    }
+
+
+def _percentile(values: list[float], q: int) -> float:
+    return round(float(np.percentile(values, q)), 2) if values else 0.0

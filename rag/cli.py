@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--qa", type=Path, help="instead: HNSW recall on this store's real vectors, these questions as queries")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench_retrieve)
+    b = bench.add_parser("load", help="simultaneous questions while a PDF is ingested: errors, latency, throughput")
+    b.add_argument("--pdf", type=Path, required=True, help="a PDF to ingest during the questions")
+    b.add_argument("--users", type=int, default=8)
+    b.add_argument("--question", action="append", help="a question (repeatable; default: a few generic ones)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_load)
     return parser
 
 
@@ -246,6 +252,18 @@ def cmd_bench_ingest(args, settings: Settings) -> int:
     result = bench_ingest(settings, args.pdfs)
     _emit(args, result, json.dumps(result, indent=2))
     return 0
+
+
+def cmd_bench_load(args, settings: Settings) -> int:
+    from rag.bench import bench_load
+
+    ws = _workspace(settings)
+    if not ws.store.documents():
+        raise SystemExit("no documents yet: python -m rag ingest FILE.pdf")
+    questions = args.question or ["What is the main finding?", "What do the tables show?", "What does the chart show?"]
+    result = bench_load(ws, questions, args.pdf, users=args.users)
+    _emit(args, result, json.dumps(result, indent=2))
+    return 1 if result["errors"] or result["incomplete_traces"] else 0
 
 
 def cmd_bench_retrieve(args, settings: Settings) -> int:

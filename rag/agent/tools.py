@@ -14,6 +14,7 @@ from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 
 from rag.agent.events import HopEnd, HopStart, Paraphrase
+from rag.agent.guard import withhold_instructions
 from rag.agent.prompts import PARAPHRASE
 from rag.agent.state import RunState, complete
 from rag.records import Hit, Modality
@@ -31,7 +32,7 @@ def format_fragments(hits: list[Hit], many_files: bool = False) -> str:
     for n, hit in enumerate(hits, 1):
         f = hit.fragment
         where = f"{f.file} p.{f.page}" if many_files else f"p.{f.page}"
-        text = f.text.replace("</fragments>", "")
+        text = withhold_instructions(f.text.replace("</fragments>", ""))
         lines.append(f'[{n}] {where}, {f.modality}, score {hit.score:.2f}: "{text}"')
     return "<fragments>\n" + "\n".join(lines or ["(nothing found)"]) + "\n</fragments>"
 
