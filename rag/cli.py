@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rag.eval import MODES
 from rag.settings import Settings
+from rag.trace import redact
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # one clear line for the user; --debug shows the traceback
         if args.debug:
             raise
-        print(f"error: {exc}", file=sys.stderr)
+        print(redact(f"error: {exc}"), file=sys.stderr)
         return 1
 
 

@@ -52,6 +52,9 @@ class AgentSettings(BaseModel):
     sufficiency_check: Literal["react", "llm"] = "react"
     # A whole answer; the local model on a busy 2-core machine needs minutes, not seconds.
     timeout_s: float = 240.0
+    # Longer questions are refused: the ReAct prompt must hold the question and the fragments
+    # within the token budget and the model's context window (2,000 characters ≈ 500 tokens).
+    max_question_chars: int = 2000
 
 
 class LLMSettings(BaseModel):

@@ -19,6 +19,7 @@ from rag.records import IngestReport, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
 from rag.store import Store
+from rag.trace import redact
 
 # (stage, done, total): stage is "parse" (pages) or "embed" (fragments).
 IngestProgress = Callable[[str, int, int], None]
@@ -71,7 +72,7 @@ class Workspace:
             kept = unlocked_copy(data, password) if password else data
             self.store.add(parsed, kept, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
-            return IngestReport(file=file, status="error", error=f"indexing failed: {exc}",
+            return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
                                 seconds=time.perf_counter() - t0)
         warnings = [f"no text layer on page(s) {_pages(parsed.empty_pages)}"] if parsed.empty_pages else []
         if parsed.bad_pages:

@@ -27,7 +27,7 @@ from pydantic import PrivateAttr
 
 from rag.agent import prompts
 from rag.agent.events import Stop, Thought
-from rag.agent.state import RunState, complete, failure_answer, llm_call
+from rag.agent.state import RunState, complete, llm_call
 from rag.agent.tools import TOOL_MODALITY, SearchTools, format_fragments
 
 SOFT_STOPS = {"hop_cap", "no_new_fragments", "sufficient"}
@@ -167,13 +167,12 @@ class DocAgent(ReActAgent):
         return sum(len(tokenize(m.content or "")) for m in messages)
 
     async def _answer_from_fragments(self, ctx) -> AgentOutput:
-        """The fallback: one plain completion over the best fragments, within the token budget."""
+        """The fallback: one plain completion over the best fragments, within the token budget.
+        If the model fails here too, the error goes up to stream_answer, which records it and
+        answers with the fragments."""
         state = self._state
         prompt = prompts.FINAL_ANSWER.format(fragments=self._fragments(), question=state.question)
-        try:
-            text = (await complete(self.llm, ctx, state, prompt, "final_answer")).strip()
-        except Exception as exc:  # the model is down: say so, and still show what was found
-            text = failure_answer(state, type(exc).__name__)
+        text = (await complete(self.llm, ctx, state, prompt, "final_answer")).strip()
         reasoning = await ctx.store.get(self.reasoning_key, default=[])
         reasoning.append(ResponseReasoningStep(thought="Answer from the fragments.", response=text))
         await ctx.store.set(self.reasoning_key, reasoning)

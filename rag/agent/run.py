@@ -19,7 +19,7 @@ from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall,
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent, cited_pages
 from rag.agent.state import RunState, failure_answer
-from rag.trace import TraceWriter
+from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
 # Numbers (with their separators) and words of 5+ letters: what ties an answer to its source.
@@ -69,6 +69,12 @@ async def stream_answer(
 
     yield record(RunStart(run_id=state.run_id, question=question, model=model_name,
                           settings=settings.model_dump(), hop=0))
+    if len(question) > settings.max_question_chars:
+        error = (f"the question is too long ({len(question):,} characters; the limit is "
+                 f"{settings.max_question_chars:,}), please ask a shorter one")
+        for event in failure_events(state, error, f"Not answered: {error}."):
+            yield record(event)
+        return
     agent = DocAgent.for_run(workspace, llm, state)
     handler = agent.run(user_msg=question, memory=memory or Memory.from_defaults(),
                         max_iterations=2 * settings.max_hops + 6)
@@ -83,13 +89,20 @@ async def stream_answer(
         text = (result.response.content or "").strip()
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
         error = (f"no answer within {settings.timeout_s:.0f} s" if deadline.expired()
-                 else f"{type(exc).__name__}: {exc}"[:500])
-    if error:
-        yield record(ErrorEvent(run_id=state.run_id, hop=state.hops, message=error))
-        yield record(Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error))
-        await _cancel(handler)
-        text = failure_answer(state, error)
-    yield record(answer_event(state, text, error))
+                 else redact(f"{type(exc).__name__}: {exc}")[:500])  # a server's error body may quote the key
+    if not error:
+        yield record(answer_event(state, text, None))
+        return
+    await _cancel(handler)
+    for event in failure_events(state, error, failure_answer(state, error)):
+        yield record(event)
+
+
+def failure_events(state: RunState, error: str, text: str) -> list[HopEvent]:
+    """How a failed run ends in the trace and the UI: the error, the stop, an answer that says why."""
+    return [ErrorEvent(run_id=state.run_id, hop=state.hops, message=error),
+            Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error),
+            answer_event(state, text, error)]
 
 
 def answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:

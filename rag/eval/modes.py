@@ -32,7 +32,7 @@ from rag.agent.state import RunState, failure_answer, llm_call
 from rag.agent.tools import format_fragments
 from rag.eval import MODES
 from rag.records import Fragment, Hit
-from rag.trace import TraceWriter
+from rag.trace import TraceWriter, redact
 
 CONTEXT_TOKENS = 2500
 PLAIN_CHUNK_TOKENS = 160  # ten chunks ≈ the token count of the system's own top-10
@@ -77,7 +77,7 @@ async def stream_mode(
     except TimeoutError:
         error = f"no answer within {state.settings.timeout_s:.0f} s"
     except Exception as exc:  # a server error becomes the answer's explanation
-        error = f"{type(exc).__name__}: {exc}"[:500]
+        error = redact(f"{type(exc).__name__}: {exc}")[:500]
     if error:
         yield record(ErrorEvent(hop=1, message=error))
         text = failure_answer(state, error)

@@ -140,6 +140,18 @@ def describe(settings: Settings) -> str:
     return f"local {GGUF_NAME} (llama.cpp, CPU)"
 
 
+def clients(settings: Settings, **credentials: str) -> dict:
+    """One retry loop, the openai client's: backoff with jitter, Retry-After honoured, at most
+    max_retries retries. LlamaIndex's OpenAI classes wrap each call in a second loop of their own
+    (max_retries=2 meant six requests, six timeouts, and that loop logs the server's error body,
+    which may quote the API key), so theirs is switched off with max_retries=0."""
+    import openai
+
+    args = {**credentials, "timeout": settings.llm.request_timeout_s, "max_retries": settings.llm.max_retries}
+    return {"max_retries": 0, "openai_client": openai.OpenAI(**args),
+            "async_openai_client": openai.AsyncOpenAI(**args)}
+
+
 def make_llm(settings: Settings, progress=None) -> LLM:
     cfg, agent = settings.llm, settings.agent
     common = {"temperature": agent.temperature, "max_tokens": agent.max_output_tokens}
@@ -147,16 +159,17 @@ def make_llm(settings: Settings, progress=None) -> LLM:
     if kind == "openai-compatible":
         from llama_index.llms.openai_like import OpenAILike
 
+        credentials = {"api_key": os.environ.get("OPENAI_API_KEY") or "not-needed",
+                       "base_url": os.environ["OPENAI_BASE_URL"]}
         return OpenAILike(
-            model=cfg.compatible_model, api_base=os.environ["OPENAI_BASE_URL"],
-            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed", is_chat_model=True,
-            context_window=cfg.context_window, timeout=cfg.request_timeout_s, max_retries=cfg.max_retries,
-            additional_kwargs={"stop": REACT_STOP}, **common,
+            model=cfg.compatible_model, api_base=credentials["base_url"], api_key=credentials["api_key"],
+            is_chat_model=True, context_window=cfg.context_window, timeout=cfg.request_timeout_s,
+            additional_kwargs={"stop": REACT_STOP}, **clients(settings, **credentials), **common,
         )
     if kind == "openai":
         from llama_index.llms.openai import OpenAI
 
-        return OpenAI(model=cfg.openai_model, timeout=cfg.request_timeout_s, max_retries=cfg.max_retries,
-                      additional_kwargs={"stop": REACT_STOP}, **common)
+        return OpenAI(model=cfg.openai_model, timeout=cfg.request_timeout_s,
+                      additional_kwargs={"stop": REACT_STOP}, **clients(settings), **common)
     path = ensure_gguf(cfg.model_dir, progress)
     return LocalLlamaCpp(path, n_threads=cfg.threads, context_window=cfg.context_window, **common)
