@@ -353,3 +353,11 @@ def test_the_chat_and_the_sidebar_never_show_the_api_key(app_store, server, llm_
     assert "Incorrect API key provided: [redacted]" in shown and API_KEY not in shown
     traces = list(app_store.settings.trace_dir.glob("*.jsonl"))
     assert traces and all(API_KEY not in t.read_text() for t in traces)
+
+
+def test_the_server_address_is_shown_without_credentials(monkeypatch):
+    from rag.models.llm import describe
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://alice:hunter2secret@10.0.0.5:8080/v1?api_key=sk-in-the-url-0123456789")
+    shown = describe(local_settings(None))
+    assert shown.endswith("at http://10.0.0.5:8080/v1") and "hunter2" not in shown and "sk-in" not in shown

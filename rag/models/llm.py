@@ -10,6 +10,7 @@ import asyncio
 import os
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 from typing import Any
 from collections.abc import Sequence
 
@@ -134,7 +135,7 @@ def describe(settings: Settings) -> str:
     """What the sidebar and traces show: never a key."""
     kind = provider(settings)
     if kind == "openai-compatible":
-        return f"OpenAI-compatible {settings.llm.compatible_model} at {os.environ['OPENAI_BASE_URL']}"
+        return f"OpenAI-compatible {settings.llm.compatible_model} at {_public_url(os.environ['OPENAI_BASE_URL'])}"
     if kind == "openai":
         return f"OpenAI {settings.llm.openai_model}"
     return f"local {GGUF_NAME} (llama.cpp, CPU)"
@@ -150,6 +151,13 @@ def clients(settings: Settings, **credentials: str) -> dict:
     args = {**credentials, "timeout": settings.llm.request_timeout_s, "max_retries": settings.llm.max_retries}
     return {"max_retries": 0, "openai_client": openai.OpenAI(**args),
             "async_openai_client": openai.AsyncOpenAI(**args)}
+
+
+def _public_url(url: str) -> str:
+    """The server's address without credentials a user may have put in it (user:pass@, ?key=)."""
+    parts = urlsplit(url)
+    netloc = f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname or ""
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def make_llm(settings: Settings, progress=None) -> LLM:
