@@ -31,11 +31,11 @@ ANSWER_TIMEOUT_MS = 300_000
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """`streamlit run` on a free port with a temp store and trace folder; yields its URL."""
+    """`streamlit run` on a free port with a temp store and trace folder; yields (URL, folder)."""
     tmp = tmp_path_factory.mktemp("e2e")
     port = free_port()
     env = {**os.environ, "RAG_DATA_DIR": str(tmp / "data"), "RAG_LOG_DIR": str(tmp / "logs"),
-           "RAG_EMBED_PROVIDER": "local"}
+           "RAG_EVAL_DIR": str(tmp / "eval"), "RAG_EMBED_PROVIDER": "local"}
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / "streamlit.log").open("w")
     proc = subprocess.Popen(
@@ -46,7 +46,7 @@ def server(tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)
-        yield url
+        yield url, tmp
     finally:
         proc.terminate()
         try:
@@ -80,7 +80,7 @@ def page(server):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
         tab.set_default_timeout(60_000)
-        tab.goto(server)
+        tab.goto(server[0])
         yield tab
         browser.close()
 
@@ -145,3 +145,27 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
         {"first_hop_on_screen_s": round(first_hop_s, 2), "answer_on_screen_s": round(answer_s, 2),
          "model_failed": model_failed}))
     print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s, model failed: {model_failed}")
+
+
+def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tmp_path):
+    """After the first test's upload: a one-question eval from the Evaluate page, its charts,
+    and the question's trace link opening the Traces page."""
+    from playwright.sync_api import expect
+
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps([{"doc_id": "pew-4-pages.pdf", "question": QUESTION, "answer": "1,500",
+                               "answer_format": "Int", "evidence_pages_1based": [4], "evidence_sources": ["Table"]}]))
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Evaluate", exact=True).click()
+    page.get_by_text("Run an evaluation on the documents in the store").click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(qa))
+    page.get_by_role("button", name=re.compile(r"Run$")).click()
+    expect(page.get_by_text("Done: results in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    page.reload()
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    expect(page.locator('[data-testid="stDataFrame"]')).to_be_visible()
+    shot(page, "07-evaluate")
+    [trace] = (server[1] / "eval").glob("app-qa-*/traces/*.jsonl")
+    page.goto(f"{server[0]}/traces?trace={trace}")
+    expect(page.get_by_text(QUESTION).first).to_be_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    shot(page, "08-trace-from-evaluate")
