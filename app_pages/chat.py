@@ -12,8 +12,7 @@ from llama_index.core.memory import Memory
 
 from app_pages.common import page_image, render_event, status_label, workspace
 from rag.agent.events import HopEvent
-from rag.agent.run import AgentAnswer
-from rag.trace import redact
+from rag.agent.run import AgentAnswer, error_text
 from rag.ui_helpers import answer_markdown
 from rag.workspace import Workspace
 
@@ -49,7 +48,7 @@ def answer_live(ws: Workspace, question: str, doc_ids: list[str] | None) -> dict
             elif isinstance(item, AgentAnswer):
                 message["answer"] = item
             else:
-                message["error"] = redact(f"{type(item).__name__}: {item}")
+                message["error"] = error_text(item)
         status.update(state="error" if message["error"] else "complete", expanded=False)
     show_answer(ws, message)
     return message

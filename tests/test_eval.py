@@ -4,6 +4,7 @@ real end-to-end `python -m rag eval` with the embedded model (resume, reports, J
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import DEV_QA, PDFS, PEW
@@ -96,7 +97,7 @@ def test_eval_end_to_end_with_the_embedded_model(tmp_path):
     assert set(summary["latency_s"]) >= {"mean", "sd"} and summary["latency_s"]["mean"] > 0
     assert 0 <= summary["retrieval_recall"] <= 1
     for r in rows:
-        assert r["answer"] and r["trace"] and json.loads(open(r["trace"]).readline())["kind"] == "run_start"
+        assert r["answer"] and r["trace"] and json.loads(Path(r["trace"]).read_text().splitlines()[0])["kind"] == "run_start"
         assert r["tokens"]["prompt"] > 100 and r["hops"] == 1
     assert "| single-pass | 2 |" in (out / "report.md").read_text()
     assert "plotly" in (out / "report.html").read_text()

@@ -15,8 +15,8 @@ WITHHELD = "[instruction-like text withheld]"
 
 _PATTERNS = [
     r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(instructions?|prompts?|rules|directions|guidelines|context|question|above)\b",
-    r"\b(reveal|print|show|output|repeat|leak|disclose|tell me)\b.{0,20}\b(your|system)\b.{0,20}"
-    r"\b(prompt|instructions|settings|configuration|keys?|passwords?|secrets?|credentials)\b",
+    (r"\b(reveal|print|show|output|repeat|leak|disclose|tell me)\b.{0,20}\b(your|system)\b.{0,20}"
+     r"\b(prompt|instructions|settings|configuration|keys?|passwords?|secrets?|credentials)\b"),
     r"\b(reveal|print|show|output|leak|disclose)\b.{0,30}api[ _-]?key",
     r"\b(system|admin|developer) (notice|message|override|instruction)s?\b",
     r"\b(ai|assistant|language model|llm|chatbot)\b.{0,15}\breading this\b",

@@ -89,13 +89,18 @@ async def stream_answer(
         text = (result.response.content or "").strip()
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
         error = (f"no answer within {settings.timeout_s:.0f} s" if deadline.expired()
-                 else redact(f"{type(exc).__name__}: {exc}")[:500])  # a server's error body may quote the key
+                 else error_text(exc))
     if not error:
         yield record(answer_event(state, text, None))
         return
     await _cancel(handler)
     for event in failure_events(state, error, failure_answer(state, error)):
         yield record(event)
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception as users may see it: named, short, and scrubbed (a server's error body may quote the key)."""
+    return redact(f"{type(exc).__name__}: {exc}")[:500]
 
 
 def failure_events(state: RunState, error: str, text: str) -> list[HopEvent]:

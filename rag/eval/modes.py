@@ -25,14 +25,14 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import QueryBundle
 from llama_index.core.utils import get_tokenizer
 
-from rag.agent.events import ErrorEvent, HopEnd, HopEvent, HopStart, RunStart, Stop
+from rag.agent.events import HopEnd, HopEvent, HopStart, RunStart, Stop
 from rag.agent.prompts import FINAL_ANSWER
-from rag.agent.run import answer_event, stream_answer
+from rag.agent.run import answer_event, error_text, failure_events, stream_answer
 from rag.agent.state import RunState, failure_answer, llm_call
 from rag.agent.tools import format_fragments
 from rag.eval import MODES
 from rag.records import Fragment, Hit
-from rag.trace import TraceWriter, redact
+from rag.trace import TraceWriter
 
 CONTEXT_TOKENS = 2500
 PLAIN_CHUNK_TOKENS = 160  # ten chunks ≈ the token count of the system's own top-10
@@ -77,13 +77,14 @@ async def stream_mode(
     except TimeoutError:
         error = f"no answer within {state.settings.timeout_s:.0f} s"
     except Exception as exc:  # a server error becomes the answer's explanation
-        error = redact(f"{type(exc).__name__}: {exc}")[:500]
+        error = error_text(exc)
     if error:
-        yield record(ErrorEvent(hop=1, message=error))
-        text = failure_answer(state, error)
-    state.stop_reason = "error" if error else "answered"
-    yield record(Stop(hop=1, reason=state.stop_reason, detail=error or ""))
-    yield record(answer_event(state, text, error))
+        for event in failure_events(state, error, failure_answer(state, error)):
+            yield record(event)
+        return
+    state.stop_reason = "answered"
+    yield record(Stop(hop=1, reason="answered"))
+    yield record(answer_event(state, text, None))
 
 
 def context_for(ws, mode: str, question: str, doc_ids, gold_pages) -> tuple[list[Hit], list[str]]:
