@@ -65,27 +65,27 @@ def evaluate_answers(
         if progress:
             progress(len(done), len(questions), done[n], accuracy)
     rows = [done[n] for n in range(len(questions))]
-    summary = {**config, **summarize(rows)}
-    (Path(out_dir) / "results.json").write_text(json.dumps(summary, indent=2))
-    from rag.eval.report import write_reports
-
-    write_reports(Path(out_dir), summary, rows)
-    return summary
+    return _finish(Path(out_dir), config, rows)
 
 
 def rescore(out_dir: Path) -> dict:
     """Score a finished run's answers again with the current scorer, and rewrite its reports."""
-    from rag.eval.report import load_run, write_reports
+    from rag.eval.report import load_run
 
     summary, rows = load_run(out_dir)
     for r in rows:
-        r["correct"] = score(r["short_answer"] or r["answer"], r["gold"], r["format"])
-        r["correct_prose"] = score(r["answer"], r["gold"], r["format"])
-        r["failure"] = failure(r)
-    summary.update(summarize(rows))
+        _score(r)
     (Path(out_dir) / "questions.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    (Path(out_dir) / "results.json").write_text(json.dumps(summary, indent=2))
-    write_reports(Path(out_dir), summary, rows)
+    return _finish(Path(out_dir), summary, rows)
+
+
+def _finish(out_dir: Path, config: dict, rows: list[dict]) -> dict:
+    """The run's summary in results.json, and its reports."""
+    from rag.eval.report import write_reports
+
+    summary = {**config, **summarize(rows)}
+    (out_dir / "results.json").write_text(json.dumps(summary, indent=2))
+    write_reports(out_dir, summary, rows)
     return summary
 
 
@@ -115,8 +115,6 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
         "n": n, "question": q.question, "doc": q.doc_id, "gold": q.answer, "format": q.answer_format,
         "sources": [SOURCE_NAMES.get(s, s.lower()) for s in q.evidence_sources], "pages": sorted(gold),
         "unanswerable": q.unanswerable, "answer": result.answer, "short_answer": short,
-        "correct": score(short or result.answer, q.answer, q.answer_format),
-        "correct_prose": score(result.answer, q.answer, q.answer_format),
         "retrieval_hit": _retrieval_hit(ws, q, doc_id, mode),
         "evidence_in_context": bool(gold & {f["page"] for f in context}) if gold else None,
         "coverage": {m: any(f["page"] in gold and f["modality"] == m for f in context)
@@ -124,6 +122,13 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
     }
+    return _score(row)
+
+
+def _score(row: dict) -> dict:
+    """Score the short answer (or the prose when there is none) and the prose; name the failure."""
+    row["correct"] = score(row["short_answer"] or row["answer"], row["gold"], row["format"])
+    row["correct_prose"] = score(row["answer"], row["gold"], row["format"])
     row["failure"] = failure(row)
     return row
 

@@ -151,8 +151,8 @@ class PlainTextIndex:
         if doc_id not in self.indexes:
             doc = self.ws.store.get(doc_id)
             with pymupdf.open(self.ws.store.pdf_path(doc_id)) as pdf:
-                pages = [Document(text=page.get_text(), metadata={"page": n})
-                         for n, page in enumerate(pdf, 1) if page.get_text().strip()]
+                texts = [(n, page.get_text()) for n, page in enumerate(pdf, 1)]
+            pages = [Document(text=text, metadata={"page": n}) for n, text in texts if text.strip()]
             nodes = SentenceSplitter(chunk_size=PLAIN_CHUNK_TOKENS, chunk_overlap=16).get_nodes_from_documents(pages)
             for n, node in enumerate(nodes):
                 node.metadata.update(doc_id=doc_id, file=doc.file, n=n)
