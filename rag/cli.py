@@ -17,6 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     overrides = {"data_dir": Path(args.store)} if args.store else {}
     settings = Settings.from_env(args.preset, **overrides)
+    for name in RETRIEVAL_SWITCHES:
+        if getattr(args, name, None) is not None:
+            setattr(settings.retrieval, name, getattr(args, name))
     try:
         return args.func(args, settings)
     except KeyboardInterrupt:
@@ -26,6 +29,18 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(redact(f"error: {exc}"), file=sys.stderr)
         return 1
+
+
+RETRIEVAL_SWITCHES = {
+    "hybrid": "BM25 beside dense search, fused by reciprocal rank",
+    "parent_page": "rank pages by their fragments and whole text; the agent reads the pages",
+    "adaptive_k": "a Gaussian mixture over similarities decides how many fragments to keep",
+}
+
+
+def _retrieval_switches(p: argparse.ArgumentParser) -> None:
+    for name, help in RETRIEVAL_SWITCHES.items():
+        p.add_argument(f"--{name.replace('_', '-')}", action=argparse.BooleanOptionalAction, help=help)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=None, help="results per collection")
     p.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     p.add_argument("--json", action="store_true")
+    _retrieval_switches(p)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("ask", help="ask the agent a question; hops print as they happen")
@@ -62,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-hops", type=int)
     p.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     p.add_argument("--json", action="store_true")
+    _retrieval_switches(p)
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
@@ -74,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="results folder (default: EVAL_DIR/<mode>)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--json", action="store_true")
+    _retrieval_switches(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("report", help="compare evaluation results folders side by side")

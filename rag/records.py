@@ -63,6 +63,7 @@ class ParsedDocument(BaseModel):
     pages: int
     fragments: list[Fragment]
     tables: list[Table] = Field(default_factory=list)
+    page_texts: dict[int, str] = Field(default_factory=dict, description="page → its text in reading order")
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
@@ -85,11 +86,20 @@ class DocumentInfo(BaseModel):
 
 
 class Hit(BaseModel):
-    """A fragment found by a search, with its cosine similarity."""
+    """A fragment found by a search, with its cosine similarity.
+
+    `rank` orders hits: the cosine for a dense search, the fused reciprocal-rank score when
+    BM25 or page ranking took part (a different scale, so never shown as a similarity).
+    """
 
     fragment: Fragment
     score: float
     collection: Modality
+    rank: float | None = None
+
+    @property
+    def order(self) -> float:
+        return self.score if self.rank is None else self.rank
 
 
 class SearchResult(BaseModel):

@@ -9,17 +9,24 @@ import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 from llama_index.core import VectorStoreIndex
+from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.base_selector import BaseSelector, SelectorResult, SingleSelection
-from llama_index.core.schema import QueryBundle
+from llama_index.core.llms import MockLLM
+from llama_index.core.retrievers import QueryFusionRetriever
+from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
 from rag.records import MODALITIES, Hit, Modality, SearchResult
 from rag.settings import RetrievalSettings
-from rag.store import Store, fragment_from_node
+from rag.sparse import SparseIndex
+from rag.store import PAGES, Store, fragment_from_node, page_id
 from rag.timing import ms_since
 
 # Each anchor is the mean embedding of a few typical questions for that modality.
@@ -111,16 +118,28 @@ def route_quotas(route: Sequence[Modality], ratio: dict[Modality, int]) -> dict[
 
 
 def merge_by_quota(per_collection: dict[str, list[Hit]], quotas: dict[Modality, int], total: int) -> list[Hit]:
-    """Fill each modality's quota with its best hits, then any free slots by score."""
+    """Fill each modality's quota with its best hits, then any free slots by rank."""
     picked = [h for m, n in quotas.items() for h in per_collection.get(m, [])[:n]]
     taken = {h.fragment.id for h in picked}
     spare = sorted(
         (h for hits in per_collection.values() for h in hits if h.fragment.id not in taken),
-        key=lambda h: h.score,
+        key=lambda h: h.order,
         reverse=True,
     )
     picked += spare[: max(0, total - len(picked))]
-    return sorted(picked, key=lambda h: h.score, reverse=True)[:total]
+    return sorted(picked, key=lambda h: h.order, reverse=True)[:total]
+
+
+def adaptive_k(scores: list[float], floor: int, ceiling: int) -> int:
+    """ViDoRAG's adaptive top-K: fit two Gaussians to the similarities and keep the high one."""
+    from sklearn.mixture import GaussianMixture
+
+    x = np.array(scores[:ceiling]).reshape(-1, 1)
+    if len(x) <= floor or np.ptp(x) < 1e-6:  # too few, or no gap to cut at
+        return len(x)
+    gmm = GaussianMixture(n_components=2, random_state=0).fit(x)
+    keep = int((gmm.predict(x) == int(np.argmax(gmm.means_))).sum())
+    return max(floor, min(ceiling, keep))
 
 
 def cosine_from_chroma(score: float) -> float:
@@ -128,13 +147,32 @@ def cosine_from_chroma(score: float) -> float:
     return 1.0 + math.log(score) if score > 0 else -1.0
 
 
+class PagesOf(BaseRetriever):
+    """The pages of another retriever's fragments, best first: fragments lead to their pages."""
+
+    def __init__(self, hits: list[Hit], store: Store) -> None:
+        super().__init__()
+        self._hits, self._store = hits, store
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        # The same nodes as the page collection's own searches return, so fusion sees one page once.
+        ids = list(dict.fromkeys(page_id(h.fragment.doc_id, h.fragment.page) for h in self._hits))
+        got = self._store.pages.get(ids=ids, include=["documents", "metadatas"])
+        nodes = {i: metadata_dict_to_node(m, text=t) for i, m, t in zip(got["ids"], got["metadatas"], got["documents"])}
+        return [NodeWithScore(node=nodes[i], score=1.0 / (1 + n)) for n, i in enumerate(ids) if i in nodes]
+
+
 class Retriever:
     def __init__(self, store: Store, settings: RetrievalSettings) -> None:
         self.store = store
         self.settings = settings
         self.indexes = {
-            m: VectorStoreIndex.from_vector_store(store.vector_stores[m], embed_model=store.embed_model)
-            for m in MODALITIES
+            name: VectorStoreIndex.from_vector_store(vs, embed_model=store.embed_model)
+            for name, vs in store.vector_stores.items()
+        }
+        self.sparse = {
+            name: SparseIndex(store.vector_stores[name].client, store.settings.data_dir / "bm25" / name)
+            for name in store.vector_stores
         }
         self.selector = ModalitySelector(store.embed_model, settings.router_threshold)
         self._pool = ThreadPoolExecutor(max_workers=len(MODALITIES), thread_name_prefix="retrieve")
@@ -161,8 +199,8 @@ class Retriever:
         route = self.route(bundle) if modality == "auto" else [modality]
         timings["route"] = ms_since(t_route)
         searched = MODALITIES if modality == "auto" else (modality,)
-        filters = self._filters(doc_ids)
-        futures = {m: self._pool.submit(self._search_one, m, bundle, k, filters) for m in searched}
+        scope = self._scope(doc_ids)
+        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope) for m in searched}
         per_collection = {}
         for m, future in futures.items():
             per_collection[m], timings[m] = future.result()
@@ -174,22 +212,90 @@ class Retriever:
         timings["total"] = ms_since(t0)
         return SearchResult(query=query, route=route, hits=hits, per_collection=per_collection, timings_ms=timings)
 
-    def _search_one(self, modality: Modality, bundle: QueryBundle, k: int, filters) -> tuple[list[Hit], float]:
+    def _search_one(self, modality: Modality, bundle: QueryBundle, k: int, scope: Scope) -> tuple[list[Hit], float]:
         t0 = time.perf_counter()
-        retriever = self.indexes[modality].as_retriever(similarity_top_k=k, filters=filters)
-        nodes = retriever.retrieve(bundle)
-        hits = [
-            Hit(fragment=fragment_from_node(n.node), score=cosine_from_chroma(n.score or 0.0), collection=modality)
-            for n in nodes
-        ]
-        return hits, ms_since(t0)
+        cfg = self.settings
+        wide = max(k, cfg.candidates) if (cfg.hybrid or cfg.parent_page or cfg.adaptive_k) else k
+        hits = self._fragments(modality, bundle, wide, scope)
+        if cfg.parent_page:
+            hits = self._by_page(modality, hits, bundle, wide, scope)
+        if cfg.adaptive_k:
+            k = adaptive_k([h.score for h in hits], cfg.adaptive_k_min, cfg.adaptive_k_max)
+        return hits[:k], ms_since(t0)
 
-    def _filters(self, doc_ids: list[str] | None) -> MetadataFilters | None:
+    def _fragments(self, name: str, bundle: QueryBundle, n: int, scope: Scope) -> list[Hit]:
+        """Dense search of one collection, fused with BM25 by reciprocal rank when hybrid."""
+        dense = self.indexes[name].as_retriever(similarity_top_k=n, filters=scope.filters)
+        sparse = self.sparse[name].retriever(scope.ready, scope.allowed, n) if self.settings.hybrid else None
+        if sparse is None:
+            return [self._hit(name, r.node, cosine_from_chroma(r.score or 0.0)) for r in dense.retrieve(bundle)]
+        fused = _fuse([dense, sparse], n).retrieve(bundle)
+        cosines = self._cosines(name, [r.node.node_id for r in fused], bundle.embedding)
+        return [self._hit(name, r.node, cosines[r.node.node_id], r.score) for r in fused]
+
+    def _by_page(self, modality: Modality, hits: list[Hit], bundle: QueryBundle, n: int, scope: Scope) -> list[Hit]:
+        """Rank pages by their fragments and their whole text; each page gives its best fragment."""
+        page_lists = [PagesOf(hits, self.store),
+                      self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
+        sparse = self.sparse[PAGES].retriever(scope.ready, scope.allowed, n)
+        pages = _fuse(page_lists + ([sparse] if sparse else []), n).retrieve(bundle)
+        best = {}
+        for h in hits:
+            best.setdefault((h.fragment.doc_id, h.fragment.page), h)
+        out = []
+        for r in pages:
+            key = (r.node.ref_doc_id, int(r.node.metadata["page"]))
+            hit = best.get(key) or self._best_on_page(modality, key, bundle.embedding)
+            if hit is not None:
+                out.append(hit.model_copy(update={"rank": r.score}))
+        return out
+
+    def _best_on_page(self, modality: Modality, key: tuple[str, int], query: list[float]) -> Hit | None:
+        """A page found by its text that no fragment search reached: its closest fragment."""
+        got = self.store.collections[modality].get(
+            where={"$and": [{"doc_id": key[0]}, {"page": key[1]}]}, include=["embeddings", "metadatas", "documents"])
+        if not got["ids"]:
+            return None
+        sims = np.array(got["embeddings"]) @ _unit(query)
+        i = int(np.argmax(sims))
+        node = metadata_dict_to_node(got["metadatas"][i], text=got["documents"][i])
+        return self._hit(modality, node, float(sims[i]))
+
+    def _cosines(self, name: str, ids: list[str], query: list[float]) -> dict[str, float]:
+        got = self.store.vector_stores[name].client.get(ids=ids, include=["embeddings"])
+        sims = np.array(got["embeddings"]) @ _unit(query) if got["ids"] else []
+        return dict(zip(got["ids"], map(float, sims)))
+
+    @staticmethod
+    def _hit(modality: Modality, node, score: float, rank: float | None = None) -> Hit:
+        return Hit(fragment=fragment_from_node(node), score=score, collection=modality, rank=rank)
+
+    def _scope(self, doc_ids: list[str] | None) -> Scope:
         """Restrict to the requested documents, and always to fully indexed ones."""
         docs = self.store.documents(include_indexing=True)  # one registry read per search
-        indexing = {d.doc_id for d in docs if d.status != "ready"}
-        if doc_ids is None and not indexing:
-            return None
-        allowed = doc_ids if doc_ids is not None else [d.doc_id for d in docs]
-        allowed = [d for d in allowed if d not in indexing] or ["-"]
-        return MetadataFilters(filters=[MetadataFilter(key="doc_id", value=allowed, operator=FilterOperator.IN)])
+        ready = [d.doc_id for d in docs if d.status == "ready"]
+        allowed = None if doc_ids is None else [d for d in doc_ids if d in set(ready)]
+        if doc_ids is None and len(ready) == len(docs):
+            return Scope(ready, None, None)
+        only = MetadataFilter(key="doc_id", value=(allowed if allowed is not None else ready) or ["-"],
+                              operator=FilterOperator.IN)
+        return Scope(ready, allowed, MetadataFilters(filters=[only]))
+
+
+class Scope(NamedTuple):
+    """The documents a search may see: all ready ones, the requested subset, as a Chroma filter."""
+
+    ready: list[str]
+    allowed: list[str] | None
+    filters: MetadataFilters | None
+
+
+def _fuse(retrievers: list[BaseRetriever], n: int) -> QueryFusionRetriever:
+    # One query, no generated variants: the LLM is never called, MockLLM keeps Settings.llm unresolved.
+    return QueryFusionRetriever(retrievers, llm=MockLLM(), mode=FUSION_MODES.RECIPROCAL_RANK, num_queries=1,
+                                similarity_top_k=n, use_async=False)
+
+
+def _unit(vector: list[float]) -> np.ndarray:
+    v = np.array(vector)
+    return v / np.linalg.norm(v)

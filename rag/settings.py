@@ -37,6 +37,19 @@ class RetrievalSettings(BaseModel):
         default_factory=lambda: {"text": 6, "table": 2, "image_caption": 2}
     )
     router_threshold: float = 0.35
+    # BM25 beside the dense search in every collection, fused by reciprocal rank.
+    hybrid: bool = True
+    # Fragments lead to their pages: pages are ranked with their whole text too, each page
+    # gives its best fragment, and the agent reads the pages' text around the fragments.
+    parent_page: bool = True
+    page_context_tokens: int = 1200
+    # ViDoRAG's adaptive top-K: a Gaussian mixture over the candidates' similarities decides
+    # how many fragments per collection are kept, between the floor and the ceiling.
+    adaptive_k: bool = False
+    adaptive_k_min: int = 2
+    adaptive_k_max: int = 10
+    # How many fragments each retriever hands to fusion and page ranking.
+    candidates: int = 30
 
 
 class AgentSettings(BaseModel):
@@ -111,5 +124,8 @@ class Settings(BaseModel):
 PRESETS: dict[str, Settings] = {
     "default": Settings(),
     # The paper's design exactly, for ablations and comparisons.
-    "paper": Settings(agent=AgentSettings(low_score=0.75, sufficiency_check="llm")),
+    "paper": Settings(
+        agent=AgentSettings(low_score=0.75, sufficiency_check="llm"),
+        retrieval=RetrievalSettings(hybrid=False, parent_page=False),
+    ),
 }

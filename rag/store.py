@@ -25,6 +25,7 @@ from rag.settings import Settings
 from rag.timing import timed
 
 REGISTRY = "documents"
+PAGES = "pages"  # each page's whole text: the parent of its fragments
 # The token tells this process apart from an earlier one that had the same pid.
 _OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 _STALE_AFTER_S = 3600
@@ -56,7 +57,11 @@ class Store:
         for sub in ("pdfs", "tables"):
             (self.files / sub).mkdir(parents=True, exist_ok=True)
         self.collections = {m: self._collection(m) for m in MODALITIES}
-        self.vector_stores = {m: ChromaVectorStore(chroma_collection=c) for m, c in self.collections.items()}
+        self.pages = self._collection(PAGES)
+        self.vector_stores = {
+            name: ChromaVectorStore(chroma_collection=c)
+            for name, c in {**self.collections, PAGES: self.pages}.items()
+        }
         self.registry = self.client.get_or_create_collection(REGISTRY, embedding_function=None)
         self._check_model()
         self.recover()
@@ -82,7 +87,7 @@ class Store:
 
     def _check_model(self) -> None:
         """A store answers to one embedding model: mixing vector spaces gives silent nonsense."""
-        for collection in self.collections.values():
+        for collection in (*self.collections.values(), self.pages):
             built_with = (collection.metadata or {}).get("embed_model")
             if built_with and built_with != self.model_key:
                 raise EmbeddingMismatchError(
@@ -146,7 +151,7 @@ class Store:
         self._register(info)
         try:
             self._write_files(parsed, data)
-            self._write_fragments(parsed.fragments, progress, parsed.timings)
+            self._write_nodes(parsed, progress)
         except BaseException:
             self.delete(parsed.doc_id)
             raise
@@ -159,21 +164,26 @@ class Store:
         tables = json.dumps([t.model_dump() for t in parsed.tables])
         _atomic_write(self._tables_path(parsed.doc_id), tables.encode())
 
-    def _write_fragments(self, fragments: list[Fragment], progress, seconds: dict[str, float]) -> None:
-        batch = self.settings.ingest.embed_batch
+    def _write_nodes(self, parsed: ParsedDocument, progress) -> None:
+        """Embed and write the fragments, then the pages' whole texts, in batches."""
         # Similar lengths in a batch means little padding: about twice the throughput.
-        fragments = sorted(fragments, key=lambda f: len(f.text))
-        for start in range(0, len(fragments), batch):
-            chunk = fragments[start : start + batch]
+        items = [(f.modality, f.text, f) for f in sorted(parsed.fragments, key=lambda f: len(f.text))]
+        items += [(PAGES, text, page) for page, text in sorted(parsed.page_texts.items()) if text.strip()]
+        batch, seconds = self.settings.ingest.embed_batch, parsed.timings
+        for start in range(0, len(items), batch):
+            chunk = items[start : start + batch]
             with timed(seconds, "embed"):
-                vectors = self.embed_model.get_text_embedding_batch([f.text for f in chunk])
+                vectors = self.embed_model.get_text_embedding_batch([text for _, text, _ in chunk])
             with timed(seconds, "write"):
-                for modality in MODALITIES:
-                    nodes = [_node(f, v) for f, v in zip(chunk, vectors) if f.modality == modality]
+                for name, store in self.vector_stores.items():
+                    nodes = [
+                        _node(item, v) if name != PAGES else _page_node(parsed, item, text, v)
+                        for (kind, text, item), v in zip(chunk, vectors) if kind == name
+                    ]
                     if nodes:
-                        self.vector_stores[modality].add(nodes)
+                        store.add(nodes)
             if progress:
-                progress(min(start + batch, len(fragments)), len(fragments))
+                progress(min(start + batch, len(items)), len(items))
 
     def delete(self, doc_id: str) -> None:
         for store in self.vector_stores.values():
@@ -207,6 +217,11 @@ class Store:
     def count(self, modality: Modality) -> int:
         return self.collections[modality].count()
 
+    def page_texts(self, doc_id: str, pages: list[int]) -> dict[int, str]:
+        """The whole text of some pages of a document, by page number."""
+        got = self.pages.get(ids=[page_id(doc_id, p) for p in pages], include=["documents", "metadatas"])
+        return {meta["page"]: text for text, meta in zip(got["documents"], got["metadatas"])}
+
 
 def _node(fragment: Fragment, vector: list[float]) -> TextNode:
     return TextNode(
@@ -221,6 +236,18 @@ def _node(fragment: Fragment, vector: list[float]) -> TextNode:
             "extra": json.dumps(fragment.extra),
         },
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=fragment.doc_id)},
+    )
+
+
+def page_id(doc_id: str, page: int) -> str:
+    return f"{doc_id[:16]}:page:{page}"
+
+
+def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float]) -> TextNode:
+    return TextNode(
+        id_=page_id(parsed.doc_id, page), text=text, embedding=vector,
+        metadata={"file": parsed.file, "page": page},
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=parsed.doc_id)},
     )
 
 

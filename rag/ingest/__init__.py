@@ -47,6 +47,7 @@ def _parse_page(
         blocks = page_blocks(page)
     if not blocks:
         parsed.empty_pages.append(page_no)
+    parsed.page_texts[page_no] = "\n".join(text for _, text in blocks)
     with timed(seconds, "tables"):
         table_frags, tables = find_page_tables(page, doc_id, file)
     areas = [t.bbox for t in tables]

@@ -1,0 +1,90 @@
+"""BM25 over each Chroma collection, kept in step with it.
+
+Chroma is the source of truth. An index is named by a fingerprint of the ready documents
+it covers, so after an add or a delete the next search loads (or builds from Chroma) the
+index of the new set, and a restart finds the saved one on disk instead of rebuilding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+from llama_index.core.schema import BaseNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
+from llama_index.retrievers.bm25 import BM25Retriever
+
+
+def fingerprint(doc_ids: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(doc_ids)).encode()).hexdigest()[:16]
+
+
+class SparseIndex:
+    """One collection's BM25 index over the ready documents."""
+
+    def __init__(self, collection, folder: Path) -> None:
+        self.collection = collection
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._key: str | None = None
+        self._bm25: BM25Retriever | None = None
+        self._doc_of: np.ndarray = np.array([])
+
+    def retriever(self, ready: list[str], allowed: list[str] | None, k: int) -> BM25Retriever | None:
+        """A BM25 retriever over the ready documents, limited to the allowed ones."""
+        base, doc_of = self._current(ready)
+        if base is None:
+            return None
+        mask = np.isin(doc_of, allowed if allowed is not None else ready)
+        if not mask.any():
+            return None
+        return BM25Retriever(existing_bm25=base.bm25, similarity_top_k=min(k, len(doc_of)),
+                             corpus_weight_mask=mask.astype(int).tolist())
+
+    def _current(self, ready: list[str]) -> tuple[BM25Retriever | None, np.ndarray]:
+        key = fingerprint(ready)
+        with self._lock:
+            if key != self._key:
+                self._bm25 = self._load(key) or self._build(key, ready)
+                self._doc_of = np.array([c["doc_id"] for c in self._bm25.corpus] if self._bm25 else [])
+                self._key = key
+            return self._bm25, self._doc_of
+
+    def _load(self, key: str) -> BM25Retriever | None:
+        path = self.folder / key
+        if not path.is_dir():
+            return None
+        try:
+            return BM25Retriever.from_persist_dir(str(path), show_progress=False)
+        except Exception:  # a torn or foreign folder: rebuild from Chroma
+            shutil.rmtree(path, ignore_errors=True)
+            return None
+
+    def _build(self, key: str, ready: list[str]) -> BM25Retriever | None:
+        nodes = self._nodes(ready)
+        if not nodes:
+            return None
+        bm25 = BM25Retriever.from_defaults(nodes=nodes, language="en")
+        tmp = self.folder / f"{key}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        bm25.persist(str(tmp), show_progress=False)
+        for old in self.folder.iterdir():  # indexes of earlier document sets
+            if old != tmp:
+                shutil.rmtree(old, ignore_errors=True)
+        tmp.rename(self.folder / key)
+        return self._load(key)  # as a restart would see it: with its corpus, which retrieval needs
+
+    def _nodes(self, ready: list[str]) -> list[BaseNode]:
+        if not ready:
+            return []
+        got = self.collection.get(where={"doc_id": {"$in": ready}}, include=["documents", "metadatas"])
+        nodes = []
+        for text, meta in zip(got["documents"], got["metadatas"]):
+            node = metadata_dict_to_node(meta, text=text)
+            node.excluded_embed_metadata_keys = list(node.metadata)  # words of the text only
+            nodes.append(node)
+        return nodes
