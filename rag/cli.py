@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--qa", type=Path, required=True)
     p.add_argument("--pdfs", type=Path, help="folder of the questions' PDFs (default: documents already ingested)")
     p.add_argument("--retrieval-only", action="store_true")
+    p.add_argument("--ablation", action="store_true",
+                   help="with --retrieval-only: the paper's design, then each addition on top (re-ingests --pdfs)")
     p.add_argument("--limit", type=int)
     p.add_argument("--mode", default="agent", choices=MODES, help="how questions are answered (default: agent)")
     p.add_argument("--max-hops", type=int)
@@ -233,6 +235,14 @@ def cmd_ask(args, settings: Settings) -> int:
 
 
 def cmd_eval(args, settings: Settings) -> int:
+    if args.retrieval_only and args.ablation:
+        from rag.eval.ablation import ablation_table, run_ablation
+
+        if not args.pdfs:
+            raise SystemExit("--ablation ingests the PDFs once per ingestion setting: give --pdfs")
+        rows = run_ablation(settings, args.qa, args.pdfs, limit=args.limit)
+        _emit(args, {"steps": rows}, ablation_table(rows))
+        return 0
     if args.retrieval_only:
         from rag.eval.retrieval import evaluate_retrieval
 

@@ -177,6 +177,13 @@ class Retriever:
         self.selector = ModalitySelector(store.embed_model, settings.router_threshold)
         self._pool = ThreadPoolExecutor(max_workers=len(MODALITIES), thread_name_prefix="retrieve")
 
+    def warm(self) -> None:
+        """Build the BM25 indexes the settings use now, so the next question does not wait for them."""
+        names = [*MODALITIES] * self.settings.hybrid + [PAGES] * self.settings.parent_page
+        ready = self._scope(None).ready
+        for name in names:
+            self.sparse[name].retriever(ready, None, 1)
+
     def route(self, query: QueryBundle) -> list[Modality]:
         result = self.selector.select(ModalitySelector.choices(), query)
         return [MODALITIES[i] for i in result.inds]

@@ -15,10 +15,12 @@ from pathlib import PurePath
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import unlocked_copy
-from rag.records import IngestReport, SearchResult
+from rag.context import render
+from rag.records import Hit, IngestReport, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
 from rag.store import Store
+from rag.timing import timed
 from rag.trace import redact
 
 # (stage, done, total): stage is "parse" (pages) or "embed" (fragments).
@@ -71,6 +73,8 @@ class Workspace:
         try:
             kept = unlocked_copy(data, password) if password else data
             self.store.add(parsed, kept, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
+            with timed(parsed.timings, "bm25"):
+                self.retriever.warm()
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
             return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
                                 seconds=time.perf_counter() - t0)
@@ -99,6 +103,16 @@ class Workspace:
 
         return ask(self, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=self.settings.trace_dir,
                    on_event=on_event, model_name=self.llm_name)
+
+    @property
+    def page_tokens(self) -> int:
+        """How much page text the model reads beside the fragments (none without parent pages)."""
+        retrieval = self.settings.retrieval
+        return retrieval.page_context_tokens if retrieval.parent_page else 0
+
+    def context(self, hits: list[Hit], many_files: bool = False) -> str:
+        """What the model reads of these hits: their pages' text around them, then the fragments."""
+        return render(self.store, hits, many_files, self.page_tokens)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None,
                doc_ids: list[str] | None = None) -> SearchResult:

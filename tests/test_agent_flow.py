@@ -16,10 +16,14 @@ QUESTION = "How do Latinos see economic upward mobility for their children?"
 def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
     original = pew_workspace.settings.agent
+    retrieval = pew_workspace.settings.retrieval
+    parent_page_was = retrieval.parent_page
 
-    def go(replies, question=QUESTION, memory=None, llm=None, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
+        # Fragments alone by default: the hop and token arithmetic below is about control flow.
+        retrieval.parent_page = parent_page
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
@@ -28,6 +32,7 @@ def run(pew_workspace, tmp_path):
 
     yield go
     pew_workspace.settings.agent = original
+    retrieval.parent_page = parent_page_was
 
 
 def kinds(events, kind):
@@ -42,6 +47,14 @@ def test_answer_after_the_initial_retrieval_cites_its_page(run):
     assert "better off" in result.answer and not result.answer.startswith("Answer:")
     assert "<fragments>" in llm.prompts[0] and "Action Input: {\"query\"" in llm.prompts[0]
     assert "Tool Args" not in llm.prompts[0], "no JSON schema for small models to copy"
+
+
+def test_with_parent_pages_the_model_reads_the_page_text_around_the_fragments(run):
+    _, _, llm = run([answer("Better off [p. 5].")], parent_page=True)
+    prompt = llm.prompts[0]
+    assert "p.5, page text]" in prompt
+    page_block = prompt[prompt.index("p.5, page text]"):].split("\n[", 1)[0]
+    assert len(page_block) > 400, "more than the fragment: the page around it"
 
 
 def test_hop_event_arrives_before_any_llm_call(run):

@@ -28,7 +28,7 @@ from pydantic import PrivateAttr
 from rag.agent import prompts
 from rag.agent.events import Stop, Thought
 from rag.agent.state import RunState, complete, llm_call
-from rag.agent.tools import TOOL_MODALITY, SearchTools, format_fragments
+from rag.agent.tools import TOOL_MODALITY, SearchTools
 
 SOFT_STOPS = {"hop_cap", "no_new_fragments", "sufficient"}
 
@@ -179,14 +179,16 @@ class DocAgent(ReActAgent):
         return AgentOutput(response=ChatMessage(role="assistant", content=text), current_agent_name=self.name)
 
     def _fragments(self) -> str:
-        """The best fragments seen so far, as many as fit in about half the token budget."""
-        tokenize, budget, kept = get_tokenizer(), self._state.settings.token_budget // 2, []
+        """The best fragments seen so far and their pages, in about half the token budget."""
+        workspace = self._search.workspace
+        budget = max(self._state.settings.token_budget // 2 - workspace.page_tokens, 300)
+        tokenize, kept = get_tokenizer(), []
         for hit in self._state.best_hits():
             budget -= len(tokenize(hit.fragment.text)) + 12
             if budget < 0:
                 break
             kept.append(hit)
-        return format_fragments(kept, many_files=self._state.many_files)
+        return workspace.context(kept, many_files=self._state.many_files)
 
     async def _emit_thought(self, ctx) -> None:
         reasoning = await ctx.store.get(self.reasoning_key, default=[])

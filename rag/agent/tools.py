@@ -14,7 +14,6 @@ from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 
 from rag.agent.events import HopEnd, HopStart, Paraphrase
-from rag.agent.guard import withhold_instructions
 from rag.agent.prompts import PARAPHRASE
 from rag.agent.state import RunState, complete
 from rag.records import Hit, Modality
@@ -24,17 +23,6 @@ TOOL_MODALITY: dict[str, Modality] = {
     "TableSearch": "table",
     "ImageCaptionSearch": "image_caption",
 }
-
-
-def format_fragments(hits: list[Hit], many_files: bool = False) -> str:
-    """Fragments as quoted data the model can cite by page."""
-    lines = []
-    for n, hit in enumerate(hits, 1):
-        f = hit.fragment
-        where = f"{f.file} p.{f.page}" if many_files else f"p.{f.page}"
-        text = withhold_instructions(f.text.replace("</fragments>", ""))
-        lines.append(f'[{n}] {where}, {f.modality}, score {hit.score:.2f}: "{text}"')
-    return "<fragments>\n" + "\n".join(lines or ["(nothing found)"]) + "\n</fragments>"
 
 
 class SearchTools:
@@ -89,7 +77,7 @@ class SearchTools:
             hits=hits, new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1),
             timings_ms=result.timings_ms, t_start=time.time() - (time.perf_counter() - t0), t_end=time.time(),
         ))
-        return format_fragments(hits, many_files=state.many_files)
+        return self.workspace.context(hits, many_files=state.many_files)
 
     def _search(self, query: str, modality: str):
         return self.workspace.search(query, modality=modality, doc_ids=self.state.doc_ids)

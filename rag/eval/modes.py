@@ -29,7 +29,7 @@ from rag.agent.events import HopEnd, HopEvent, HopStart, RunStart, Stop
 from rag.agent.prompts import FINAL_ANSWER
 from rag.agent.run import answer_event, error_text, failure_events, stream_answer
 from rag.agent.state import RunState, failure_answer, llm_call
-from rag.agent.tools import format_fragments
+from rag.context import format_fragments
 from rag.eval import MODES
 from rag.records import Fragment, Hit
 from rag.trace import TraceWriter
@@ -67,7 +67,8 @@ async def stream_mode(
     new_ids = state.remember(hits)
     yield record(HopEnd(hop=1, t_start=start, t_end=time.time(), query=question, modality=mode, route=route,
                         hits=hits, new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1)))
-    prompt = FINAL_ANSWER.format(fragments=format_fragments(hits, state.many_files), question=question)
+    context = ws.context(hits, state.many_files) if mode == "single-pass" else format_fragments(hits, state.many_files)
+    prompt = FINAL_ANSWER.format(fragments=context, question=question)
     start, t0, text, error = time.time(), time.perf_counter(), "", None
     try:
         async with asyncio.timeout(state.settings.timeout_s):
@@ -91,7 +92,7 @@ def context_for(ws, mode: str, question: str, doc_ids, gold_pages) -> tuple[list
     """The fragments a one-call mode puts in the prompt, and the route it took."""
     if mode == "single-pass":
         result = ws.search(question, doc_ids=doc_ids)
-        return fit(result.hits), list(result.route)
+        return fit(result.hits, CONTEXT_TOKENS - ws.page_tokens), list(result.route)
     if mode == "text-only":
         return fit(plain_index(ws).search(question, doc_ids, k=10)), ["plain text"]
     return fit(oracle_hits(ws, doc_ids, gold_pages or [])), ["gold pages"]

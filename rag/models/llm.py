@@ -65,9 +65,19 @@ class LocalLlamaCpp(CustomLLM):
         return {
             "messages": [{"role": m.role.value, "content": m.content or ""} for m in messages],
             "temperature": kwargs.get("temperature", self.temperature),
-            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "max_tokens": self._room(messages, kwargs.get("max_tokens", self.max_tokens)),
             "stop": kwargs.get("stop", self.stop),
         }
+
+    def _room(self, messages: Sequence[ChatMessage], wanted: int) -> int:
+        """Output tokens that still fit the context: llama.cpp 0.3 crashes the process (SIGSEGV)
+        when generation runs past n_ctx, instead of stopping."""
+        text = "".join(m.content or "" for m in messages)
+        prompt = len(self._llm.tokenize(text.encode(), add_bos=False)) + 8 * len(messages) + 8
+        room = self.context_window - prompt
+        if room < 16:
+            raise ValueError(f"Requested tokens ({prompt}) exceed context window of {self.context_window}")
+        return min(wanted, room)
 
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
