@@ -21,7 +21,9 @@ _PROBE = re.compile(r"[^|:]{6,}")
 def render(store, hits: list[Hit], many_files: bool, page_tokens: int = 0) -> str:
     """Page excerpts (when page_tokens > 0) for the leading hits, then the fragments they do not hold."""
     excerpts = page_excerpts(store, hits, page_tokens) if page_tokens > 0 else {}
-    rest = [h for h in hits if _find(excerpts.get((h.fragment.doc_id, h.fragment.page), ""), h.fragment.text) is None]
+    # A paragraph the excerpt holds word for word is not repeated; table rows and captions are,
+    # since they carry their headers and labels.
+    rest = [h for h in hits if h.fragment.text not in excerpts.get((h.fragment.doc_id, h.fragment.page), "")]
     files = {(h.fragment.doc_id, h.fragment.page): h.fragment.file for h in hits}
     return format_pages(excerpts, files, many_files) + format_fragments(rest, many_files)
 

@@ -64,6 +64,7 @@ class ParsedDocument(BaseModel):
     fragments: list[Fragment]
     tables: list[Table] = Field(default_factory=list)
     page_texts: dict[int, str] = Field(default_factory=dict, description="page → its text in reading order")
+    page_labels: dict[int, str] = Field(default_factory=dict, description="page → the number printed on it")
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)

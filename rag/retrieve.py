@@ -6,6 +6,7 @@ This is the one search function that the agent, the UI and the CLI all call.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -147,16 +148,33 @@ def cosine_from_chroma(score: float) -> float:
     return 1.0 + math.log(score) if score > 0 else -1.0
 
 
-class PagesOf(BaseRetriever):
-    """The pages of another retriever's fragments, best first: fragments lead to their pages."""
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+_ORDINALS = "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|slides?)\s*(\d{{1,5}}|{'|'.join(_NUMBERS)})\b", re.I)
+_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.I)
+LAST_PAGE = -1
 
-    def __init__(self, hits: list[Hit], store: Store) -> None:
+
+def referenced_pages(query: str) -> list[int]:
+    """Pages the question names ("on page 5", "page two", "the last page"); LAST_PAGE for the last."""
+    refs = [int(v) if v.isdigit() else _NUMBERS.index(v.lower()) for v in _PAGE_REF.findall(query)]
+    refs += [LAST_PAGE if w.lower() in ("last", "final") else _ORDINALS.index(w.lower())
+             for w in _ORDINAL_REF.findall(query)]
+    return list(dict.fromkeys(refs))
+
+
+class PageList(BaseRetriever):
+    """Given pages, best first, as page nodes: fragments lead to their pages, and so do page numbers."""
+
+    def __init__(self, ids: list[str], store: Store) -> None:
         super().__init__()
-        self._hits, self._store = hits, store
+        self._ids, self._store = list(dict.fromkeys(ids)), store
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # The same nodes as the page collection's own searches return, so fusion sees one page once.
-        ids = list(dict.fromkeys(page_id(h.fragment.doc_id, h.fragment.page) for h in self._hits))
+        ids = self._ids
+        if not ids:
+            return []
         got = self._store.pages.get(ids=ids, include=["documents", "metadatas"])
         nodes = {i: metadata_dict_to_node(m, text=t) for i, m, t in zip(got["ids"], got["metadatas"], got["documents"])}
         return [NodeWithScore(node=nodes[i], score=1.0 / (1 + n)) for n, i in enumerate(ids) if i in nodes]
@@ -242,8 +260,10 @@ class Retriever:
 
     def _by_page(self, modality: Modality, hits: list[Hit], bundle: QueryBundle, n: int, scope: Scope) -> list[Hit]:
         """Rank pages by their fragments and their whole text; each page gives its best fragment."""
-        page_lists = [PagesOf(hits, self.store),
+        page_lists = [PageList([page_id(h.fragment.doc_id, h.fragment.page) for h in hits], self.store),
                       self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
+        if refs := referenced_pages(bundle.query_str):
+            page_lists.append(PageList(self._named_pages(refs, scope), self.store))
         sparse = self.sparse[PAGES].retriever(scope.ready, scope.allowed, n)
         pages = _fuse(page_lists + ([sparse] if sparse else []), n).retrieve(bundle)
         best = {}
@@ -257,6 +277,15 @@ class Retriever:
                 out.append(hit.model_copy(update={"rank": r.score}))
         return out
 
+    def _named_pages(self, refs: list[int], scope: Scope) -> list[str]:
+        """Page ids for page numbers: the printed number first, then the position in the file."""
+        docs = [d for d in self.store.documents() if d.doc_id in (scope.allowed or scope.ready)]
+        labels = self.store.pages.get(where={"label": {"$in": [str(r) for r in refs if r > 0]}}, include=[]) \
+            if any(r > 0 for r in refs) else {"ids": []}
+        allowed = {d.doc_id[:16] for d in docs}
+        ids = [i for i in labels["ids"] if i.split(":")[0] in allowed]
+        return ids + [page_id(d.doc_id, d.pages if r == LAST_PAGE else r) for r in refs for d in docs]
+
     def _best_on_page(self, modality: Modality, key: tuple[str, int], query: list[float]) -> Hit | None:
         """A page found by its text that no fragment search reached: its closest fragment."""
         got = self.store.collections[modality].get(
@@ -269,6 +298,8 @@ class Retriever:
         return self._hit(modality, node, float(sims[i]))
 
     def _cosines(self, name: str, ids: list[str], query: list[float]) -> dict[str, float]:
+        if not ids:
+            return {}
         got = self.store.vector_stores[name].client.get(ids=ids, include=["embeddings"])
         sims = np.array(got["embeddings"]) @ _unit(query) if got["ids"] else []
         return dict(zip(got["ids"], map(float, sims)))

@@ -219,6 +219,8 @@ class Store:
 
     def page_texts(self, doc_id: str, pages: list[int]) -> dict[int, str]:
         """The whole text of some pages of a document, by page number."""
+        if not pages:
+            return {}
         got = self.pages.get(ids=[page_id(doc_id, p) for p in pages], include=["documents", "metadatas"])
         return {meta["page"]: text for text, meta in zip(got["documents"], got["metadatas"])}
 
@@ -246,7 +248,7 @@ def page_id(doc_id: str, page: int) -> str:
 def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float]) -> TextNode:
     return TextNode(
         id_=page_id(parsed.doc_id, page), text=text, embedding=vector,
-        metadata={"file": parsed.file, "page": page},
+        metadata={"file": parsed.file, "page": page, "label": parsed.page_labels.get(page, "")},
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=parsed.doc_id)},
     )
 

@@ -5,9 +5,18 @@ from __future__ import annotations
 import pymupdf
 
 from rag.ingest.figures import find_page_figures
-from rag.ingest.pdf import IngestError, Progress, doc_id_for, open_pdf, page_blocks, text_fragments
-from rag.ingest.tables import find_page_tables
-from rag.records import Fragment, ParsedDocument, Table
+from rag.ingest.pdf import (
+    IngestError,
+    Progress,
+    doc_id_for,
+    open_pdf,
+    inside,
+    page_blocks,
+    printed_page_number,
+    text_fragments,
+)
+from rag.ingest.tables import find_page_tables, row_text
+from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
@@ -39,6 +48,15 @@ def parse_pdf(
     return parsed
 
 
+def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
+    """The page in reading order, its tables as rows of "Header: value" pairs: the text layer
+    flattens a table into runs of numbers, and a small model misreads columns it must align."""
+    areas = [t.bbox for t in tables]
+    parts = [(box, text) for box, text in blocks if not inside(box, areas)]
+    parts += [(t.bbox, "\n".join(row_text(t.header, row) for row in t.rows)) for t in tables]
+    return "\n".join(text for _, text in sorted(parts, key=lambda part: (round(part[0][1]), part[0][0])))
+
+
 def _parse_page(
     page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings
 ) -> tuple[list[Fragment], list[Table]]:
@@ -47,10 +65,11 @@ def _parse_page(
         blocks = page_blocks(page)
     if not blocks:
         parsed.empty_pages.append(page_no)
-    parsed.page_texts[page_no] = "\n".join(text for _, text in blocks)
+    parsed.page_labels[page_no] = printed_page_number(page)
     with timed(seconds, "tables"):
         table_frags, tables = find_page_tables(page, doc_id, file)
     areas = [t.bbox for t in tables]
+    parsed.page_texts[page_no] = page_text(blocks, tables)
     with timed(seconds, "figures"):
         figure_frags = find_page_figures(
             page, blocks, doc_id, file,

@@ -17,6 +17,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
 Progress = Callable[[int, int], None]
+_PAGE_NUMBER = re.compile(r"\d{1,5}")
 
 
 class IngestError(Exception):
@@ -93,7 +94,19 @@ def page_blocks(page: pymupdf.Page) -> list[tuple[BBox, str]]:
     return blocks
 
 
-def _inside(box: BBox, areas: list[BBox], share: float = 0.6) -> bool:
+def printed_page_number(page: pymupdf.Page, band: float = 0.08) -> str:
+    """The page number printed in the top or bottom margin ("" if none): users cite pages by it."""
+    height = page.rect.height
+    found = [
+        (min(y0, height - y1), text)
+        for _x0, y0, _x1, y1, text, *_ in page.get_text("words")
+        if _PAGE_NUMBER.fullmatch(text) and not 1900 <= int(text) <= 2100  # years in footers
+        and (y1 < band * height or y0 > (1 - band) * height)
+    ]
+    return min(found)[1] if found else ""
+
+
+def inside(box: BBox, areas: list[BBox], share: float = 0.6) -> bool:
     rect = pymupdf.Rect(box)
     if rect.is_empty:
         return False
@@ -112,7 +125,7 @@ def text_fragments(
     """Paragraph fragments, leaving out blocks that a table already covers."""
     out: list[Fragment] = []
     for bbox, text in blocks:
-        if len(text) <= min_chars or _inside(bbox, skip_areas):
+        if len(text) <= min_chars or inside(bbox, skip_areas):
             continue
         for piece in split_long(text, max_chars):
             out.append(
