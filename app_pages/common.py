@@ -78,7 +78,8 @@ def render_event(ws: Workspace, event: HopEvent) -> None:
                     f"“{_escape(event.query)}”" + (f"  \n:gray[{event.why}]" if event.why else ""))
     elif isinstance(event, HopEnd):
         routed = f" · routed to {', '.join(MODALITY_LABEL.get(r, r) for r in event.route)}" if event.route else ""
-        st.caption(f"{len(event.hits)} fragments ({len(event.new_ids)} new) in {event.retrieval_ms:.0f} ms{routed}")
+        read = f" · the model reads the text of p. {', '.join(map(str, event.pages_read))}" if event.pages_read else ""
+        st.caption(f"{len(event.hits)} fragments ({len(event.new_ids)} new) in {event.retrieval_ms:.0f} ms{routed}{read}")
         for hit in event.hits:
             fragment_card(ws, hit)
     elif isinstance(event, LLMCall):

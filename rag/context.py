@@ -9,6 +9,7 @@ Pages are excerpted around their fragments within a token budget, and shown in r
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from llama_index.core.utils import get_tokenizer
 
@@ -18,14 +19,19 @@ from rag.records import Hit
 _PROBE = re.compile(r"[^|:]{6,}")
 
 
-def render(store, hits: list[Hit], many_files: bool, page_tokens: int = 0) -> str:
+class Context(NamedTuple):
+    text: str
+    pages: list[tuple[str, int]]  # (doc, page) whose text the model reads, in reading order
+
+
+def render(store, hits: list[Hit], many_files: bool, page_tokens: int = 0) -> Context:
     """Page excerpts (when page_tokens > 0) for the leading hits, then the fragments they do not hold."""
     excerpts = page_excerpts(store, hits, page_tokens) if page_tokens > 0 else {}
     # A paragraph the excerpt holds word for word is not repeated; table rows and captions are,
     # since they carry their headers and labels.
     rest = [h for h in hits if h.fragment.text not in excerpts.get((h.fragment.doc_id, h.fragment.page), "")]
     files = {(h.fragment.doc_id, h.fragment.page): h.fragment.file for h in hits}
-    return format_pages(excerpts, files, many_files) + format_fragments(rest, many_files)
+    return Context(format_pages(excerpts, files, many_files) + format_fragments(rest, many_files), sorted(excerpts))
 
 
 def format_fragments(hits: list[Hit], many_files: bool = False) -> str:

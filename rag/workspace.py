@@ -15,7 +15,7 @@ from pathlib import PurePath
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import unlocked_copy
-from rag.context import render
+from rag.context import Context, render
 from rag.records import Hit, IngestReport, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
@@ -110,7 +110,7 @@ class Workspace:
         retrieval = self.settings.retrieval
         return retrieval.page_context_tokens if retrieval.parent_page else 0
 
-    def context(self, hits: list[Hit], many_files: bool = False) -> str:
+    def context(self, hits: list[Hit], many_files: bool = False) -> Context:
         """What the model reads of these hits: their pages' text around them, then the fragments."""
         return render(self.store, hits, many_files, self.page_tokens)
 

@@ -120,7 +120,8 @@ def test_page_context_is_bounded_in_reading_order_and_does_not_repeat_fragments(
     excerpts = page_excerpts(pew_workspace.store, hits, 800)
     tokens = sum(len(get_tokenizer()(t)) for t in excerpts.values())
     assert excerpts and tokens <= 800
-    text = render(pew_workspace.store, hits, False, 800)
+    text, pages = render(pew_workspace.store, hits, False, 800)
+    assert pages == sorted(excerpts)
     shown = [int(line.split("p.")[1].split(",")[0]) for line in text.splitlines() if ", page text]" in line]
     assert shown == sorted(shown) and len(shown) >= 2
     inside = [h for h in hits if (h.fragment.doc_id, h.fragment.page) in excerpts

@@ -52,6 +52,7 @@ class HopEnd(HopEvent):
     new_ids: list[str] = Field(default_factory=list)
     retrieval_ms: float = 0.0
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    pages_read: list[int] = Field(default_factory=list, description="pages whose text the model reads")
 
 
 class LLMCall(HopEvent):

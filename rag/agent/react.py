@@ -188,7 +188,7 @@ class DocAgent(ReActAgent):
             if budget < 0:
                 break
             kept.append(hit)
-        return workspace.context(kept, many_files=self._state.many_files)
+        return workspace.context(kept, many_files=self._state.many_files).text
 
     async def _emit_thought(self, ctx) -> None:
         reasoning = await ctx.store.get(self.reasoning_key, default=[])

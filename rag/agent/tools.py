@@ -72,12 +72,14 @@ class SearchTools:
         if _best(hits) < state.settings.low_score:
             hits = await self._paraphrase_retry(ctx, query, modality, hits)
         new_ids = state.remember(hits)
+        context = await asyncio.to_thread(self.workspace.context, hits, state.many_files)
         _emit(ctx, HopEnd(
             run_id=state.run_id, hop=hop, query=query, modality=modality, route=list(result.route),
             hits=hits, new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1),
             timings_ms=result.timings_ms, t_start=time.time() - (time.perf_counter() - t0), t_end=time.time(),
+            pages_read=[page for _, page in context.pages],
         ))
-        return self.workspace.context(hits, many_files=state.many_files)
+        return context.text
 
     def _search(self, query: str, modality: str):
         return self.workspace.search(query, modality=modality, doc_ids=self.state.doc_ids)

@@ -67,7 +67,7 @@ async def stream_mode(
     new_ids = state.remember(hits)
     yield record(HopEnd(hop=1, t_start=start, t_end=time.time(), query=question, modality=mode, route=route,
                         hits=hits, new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1)))
-    context = ws.context(hits, state.many_files) if mode == "single-pass" else format_fragments(hits, state.many_files)
+    context = ws.context(hits, state.many_files).text if mode == "single-pass" else format_fragments(hits, state.many_files)
     prompt = FINAL_ANSWER.format(fragments=context, question=question)
     start, t0, text, error = time.time(), time.perf_counter(), "", None
     try:
