@@ -73,7 +73,7 @@ def _parse_page(
             found = ocr.read_page(page, settings.ocr_dpi)
         parsed.ocr_pages.append(page_no)
         blocks = ocr.group_blocks(found)
-        lines = boxed_lines((line.box, line.text) for line in found)
+        lines = boxed_lines((line.box, line.text, line.height) for line in found)
         scans = ocr.page_images(page)
     else:
         with timed(seconds, "parse"):
@@ -113,6 +113,6 @@ def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[st
                 found = ocr.read_region(page, box, int(dpi))
             except Exception:
                 return []
-        return boxed_lines((line.box, line.text) for line in found)
+        return boxed_lines((line.box, line.text, line.height) for line in found)
 
     return read

@@ -105,9 +105,9 @@ def figure_text(caption: str, inside: str, max_chars: int) -> str:
     return _join([caption, "In the chart: " + _truncate(inside, budget)])
 
 
-def boxed_lines(items: Iterable[tuple[BBox, str]]) -> list[Line]:
-    """Lines known only by box and text (OCR): the box's height stands in for the font size."""
-    return [Line(pymupdf.Rect(box), text, round(1.4 * (box[3] - box[1])) / 2, False) for box, text in items]
+def boxed_lines(items: Iterable[tuple[BBox, str, float]]) -> list[Line]:
+    """Lines known only by box, text and height (OCR): the height stands in for the font size."""
+    return [Line(pymupdf.Rect(box), text, round(1.4 * height) / 2, False) for box, text, height in items]
 
 
 def _worth_reading(region: Region, inside: str) -> bool:

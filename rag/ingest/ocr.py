@@ -24,6 +24,7 @@ _MAX_RATIO = 16  # width / height of a piece given to the recogniser
 _INK = 60  # grey levels from the line's background that count as ink
 _SPACE = 0.2  # a blank gap this share of the line height is a word space
 _GRID = 64
+_CID = re.compile(r"\(cid:\d+\)")
 _LONG_RUN = 12  # shorter runs are mostly real words; wordninja would split "multimodal"
 _LETTER_RUN = re.compile(rf"[^\W\d_]{{{_LONG_RUN},}}")
 _NO_SPACE_AFTER = re.compile(r"(?<=[a-z][,;])(?=[A-Za-z])")
@@ -34,13 +35,18 @@ _engine = None
 
 @dataclass
 class OcrLine:
-    box: BBox
+    box: BBox  # unrotated page space, as the text layer's boxes
     text: str
     score: float
+    shown: BBox | None = None  # as displayed (rotation applied): where "above" and "height" make sense
+
+    @property
+    def layout(self) -> BBox:
+        return self.shown or self.box
 
     @property
     def height(self) -> float:
-        return self.box[3] - self.box[1]
+        return self.layout[3] - self.layout[1]
 
 
 def needs_ocr(page: pymupdf.Page) -> bool:
@@ -49,8 +55,8 @@ def needs_ocr(page: pymupdf.Page) -> bool:
 
 
 def text_layer_usable(text: str) -> bool:
-    real = sum(ch.isalnum() for ch in text)
-    garbage = text.count("\ufffd") + text.count("(cid:")
+    garbage = text.count("\ufffd") + len(_CID.findall(text))
+    real = sum(ch.isalnum() for ch in _CID.sub("", text))
     return real >= MIN_REAL_CHARS and garbage <= MAX_GARBAGE_SHARE * real
 
 
@@ -94,7 +100,8 @@ def read_region(page: pymupdf.Page, box: BBox | pymupdf.Rect, dpi: int) -> list[
     for quad, text, score in recognise(np.ascontiguousarray(image)):
         text = fix_spacing(" ".join(text.split()))
         if text:
-            lines.append(OcrLine(to_page_box(quad, zoom, clip.tl, page.derotation_matrix), text, score))
+            box = to_page_box(quad, zoom, clip.tl, page.derotation_matrix)
+            lines.append(OcrLine(box, text, score, shown=to_page_box(quad, zoom, clip.tl, pymupdf.Identity)))
     return lines
 
 
@@ -200,14 +207,14 @@ def _split_run(match: re.Match) -> str:
 def group_blocks(lines: list[OcrLine]) -> list[tuple[BBox, str]]:
     """Lines stacked closely and overlapping horizontally become one paragraph-like block."""
     blocks: list[list[OcrLine]] = []
-    for line in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
+    for line in sorted(lines, key=lambda ln: (ln.layout[1], ln.layout[0])):
         home = next((b for b in reversed(blocks) if _continues(b[-1], line)), None)
         if home is None:
             blocks.append([line])
         else:
             home.append(line)
     out = []
-    for block in sorted(blocks, key=lambda b: (b[0].box[1], b[0].box[0])):
+    for block in sorted(blocks, key=lambda b: (b[0].layout[1], b[0].layout[0])):
         box = (min(ln.box[0] for ln in block), min(ln.box[1] for ln in block),
                max(ln.box[2] for ln in block), max(ln.box[3] for ln in block))
         out.append((box, clean_text("\n".join(ln.text for ln in block))))
@@ -215,7 +222,8 @@ def group_blocks(lines: list[OcrLine]) -> list[tuple[BBox, str]]:
 
 
 def _continues(above: OcrLine, line: OcrLine) -> bool:
-    gap = line.box[1] - above.box[3]
-    overlap = min(above.box[2], line.box[2]) - max(above.box[0], line.box[0])
+    upper, lower = above.layout, line.layout
+    gap = lower[1] - upper[3]
+    overlap = min(upper[2], lower[2]) - max(upper[0], lower[0])
     similar = 0.67 <= line.height / max(above.height, 1e-6) <= 1.5
     return -0.5 * above.height <= gap <= 0.8 * above.height and overlap > 0 and similar
