@@ -91,9 +91,9 @@ def _parse_page(
             lines=lines, chart_text=settings.chart_text,
             read_image=_chart_reader(page, settings, chart_seconds) if settings.ocr == "auto" else None,
         )
-    # Chart OCR runs inside figure detection: count its time once, under its own name.
-    seconds["figures"] -= chart_seconds.get("chart_ocr", 0.0)
-    seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + chart_seconds.get("chart_ocr", 0.0)
+    if "chart_ocr" in chart_seconds:  # it ran inside figure detection: count its time once, under its own name
+        seconds["figures"] -= chart_seconds["chart_ocr"]
+        seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + chart_seconds["chart_ocr"]
     with timed(seconds, "parse"):
         text_frags = text_fragments(
             blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas,
