@@ -66,9 +66,13 @@ def fragment_card(ws: Workspace, hit: Hit) -> None:
             pdf = ws.store.pdf_path(f.doc_id)
             if pdf.exists():
                 st.image(figure_crop(str(pdf), f.page, tuple(f.bbox)), width=260)
-            st.markdown(f"*{_escape(f.text)}*")
+            caption, inside = f.extra.get("caption", f.text), f.extra.get("chart_text", "")
+            if caption:
+                st.markdown(f"*{_escape(str(caption))}*")
+            if inside:
+                st.caption(f"In the chart: {_escape(_shorten(str(inside), 300))}")
         else:
-            st.markdown(_escape(f.text[:400] + ("…" if len(f.text) > 400 else "")))
+            st.markdown(_escape(_shorten(f.text, 400)))
 
 
 def render_event(ws: Workspace, event: HopEvent) -> None:
@@ -104,6 +108,10 @@ def status_label(event: HopEvent) -> str | None:
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text[:limit] + ("…" if len(text) > limit else "")
 
 
 def _escape(text: str) -> str:

@@ -12,13 +12,19 @@ from rag.workspace import Workspace
 
 
 def ingest_with_progress(ws: Workspace, data: bytes, name: str, password: str | None = None) -> IngestReport:
-    """Ingest one file with a progress bar that moves per parsed page, then per embedded batch."""
+    """Ingest one file with a progress bar that moves per parsed page, then per embedded batch;
+    pages read with OCR say so while they are read (they take seconds each)."""
     bar = st.progress(0.0, text=f"{name}: reading …")
+    parsed_share = [0.0]
 
     def progress(stage: str, n: int, total: int) -> None:
         share = n / max(total, 1)
-        if stage == "parse":
-            bar.progress(0.5 * share, text=f"{name}: parsed page {n} of {total}")
+        if stage == "ocr":
+            if n < total:
+                bar.progress(parsed_share[0], text=f"{name}: reading page {n + 1} of {total} with OCR")
+        elif stage == "parse":
+            parsed_share[0] = 0.5 * share
+            bar.progress(parsed_share[0], text=f"{name}: parsed page {n} of {total}")
         else:
             bar.progress(0.5 + 0.5 * share, text=f"{name}: embedded {n} of {total} fragments")
 
@@ -44,6 +50,8 @@ def show_report(report: IngestReport) -> None:
     else:
         st.success(f"**{report.file}** · {report.pages} pages · {counts(report.fragments)} · "
                    f"{report.seconds:.1f} s", icon=":material/check_circle:")
+    for note in report.notes:
+        st.caption(f"{report.file}: {note}")
     for warning in report.warnings:
         st.warning(f"**{report.file}**: {warning}")
 

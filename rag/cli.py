@@ -153,7 +153,8 @@ def cmd_ingest(args, settings: Settings) -> int:
     pages_per_s = sum(r.pages for r in ingested) / max(sum(r.seconds for r in ingested), 1e-9)
     payload = {
         "documents": [
-            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "error", "warnings"}),
+            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "error", "warnings",
+                                   "notes", "ocr_pages"}),
              "pages_per_second": round(r.pages / r.seconds, 2) if r.status == "ingested" and r.seconds else None}
             for r in reports
         ],
@@ -175,7 +176,7 @@ def _describe(report) -> str:
         return f"✗ {report.file}: {report.error}"
     counts = ", ".join(f"{n} {m}" for m, n in report.fragments.items())
     verb = "already indexed" if report.status == "skipped" else f"{report.seconds:.1f} s, {report.pages / report.seconds:.1f} pages/s"
-    warn = "".join(f"\n  ! {w}" for w in report.warnings)
+    warn = "".join(f"\n  · {n}" for n in report.notes) + "".join(f"\n  ! {w}" for w in report.warnings)
     return f"✓ {report.file} [{report.doc_id[:12]}] {report.pages} pages: {counts} ({verb}){warn}"
 
 

@@ -18,7 +18,7 @@ def ingest_bar(name: str, enabled: bool = True) -> Iterator:
     bars: dict[str, tqdm] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
-        unit = "page" if stage == "parse" else "fragment"
+        unit = "fragment" if stage == "embed" else "page"
         bar = bars.get(stage) or bars.setdefault(
             stage, tqdm(total=total, desc=f"{name[:30]} {stage}", unit=unit, leave=False)
         )

@@ -67,6 +67,7 @@ class ParsedDocument(BaseModel):
     page_labels: dict[int, str] = Field(default_factory=dict, description="page → the number printed on it")
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
+    ocr_pages: list[int] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
@@ -125,3 +126,5 @@ class IngestReport(BaseModel):
     error: str | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # how it was read (OCR), not problems
+    ocr_pages: list[int] = Field(default_factory=list)

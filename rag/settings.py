@@ -22,6 +22,13 @@ class IngestSettings(BaseModel):
     caption_max_chars: int = 120
     max_file_mb: int = 200
     embed_batch: int = 32
+    # "auto" reads a page with OCR when it has no usable text layer and is mostly images
+    # (scans, picture-only slides); "off" refuses such documents as before.
+    ocr: Literal["auto", "off"] = "auto"
+    ocr_dpi: int = 120  # the recogniser sees each line at a fixed height; more dpi mostly slows detection
+    # Figure fragments embed the text inside the chart (labels, legend, values) after the caption;
+    # False gives caption-only fragments, the paper's design.
+    chart_text: bool = True
 
 
 class StoreSettings(BaseModel):
@@ -104,6 +111,8 @@ class Settings(BaseModel):
             values["trace_dir"] = Path(env["RAG_LOG_DIR"])
         if env.get("RAG_MAX_FILE_MB"):
             values["ingest"]["max_file_mb"] = int(env["RAG_MAX_FILE_MB"])
+        if env.get("RAG_OCR"):
+            values["ingest"]["ocr"] = env["RAG_OCR"]
         if env.get("RAG_EVAL_DIR"):
             values["eval_dir"] = Path(env["RAG_EVAL_DIR"])
         if env.get("CHROMA_HOST"):
@@ -125,6 +134,7 @@ PRESETS: dict[str, Settings] = {
     "default": Settings(),
     # The paper's design exactly, for ablations and comparisons.
     "paper": Settings(
+        ingest=IngestSettings(ocr="off", chart_text=False),
         agent=AgentSettings(low_score=0.75, sufficiency_check="llm"),
         retrieval=RetrievalSettings(hybrid=False, parent_page=False),
     ),

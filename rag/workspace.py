@@ -16,14 +16,15 @@ from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import unlocked_copy
 from rag.context import Context, render
-from rag.records import Hit, IngestReport, SearchResult
+from rag.records import Hit, IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
 from rag.store import Store
 from rag.timing import timed
 from rag.trace import redact
 
-# (stage, done, total): stage is "parse" (pages) or "embed" (fragments).
+# (stage, done, total): stage is "parse" (pages), "ocr" (pages read with OCR: called before each,
+# then once with done == total) or "embed" (fragments).
 IngestProgress = Callable[[str, int, int], None]
 
 
@@ -66,7 +67,7 @@ class Workspace:
         try:
             parsed = parse_pdf(
                 data, file, self.settings.ingest,
-                progress=(lambda d, n: progress("parse", d, n)) if progress else None, password=password,
+                progress=progress, password=password,
             )
         except IngestError as exc:
             return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
@@ -78,12 +79,10 @@ class Workspace:
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
             return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
                                 seconds=time.perf_counter() - t0)
-        warnings = [f"no text layer on page(s) {_pages(parsed.empty_pages)}"] if parsed.empty_pages else []
-        if parsed.bad_pages:
-            warnings.append(f"damaged page(s) skipped: {_pages(parsed.bad_pages)}")
         return IngestReport(
             doc_id=parsed.doc_id, file=file, pages=parsed.pages, fragments=parsed.counts(),
-            seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings, warnings=warnings,
+            seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings,
+            warnings=_warnings(parsed), notes=_notes(parsed), ocr_pages=parsed.ocr_pages,
         )
 
     @cached_property
@@ -117,6 +116,24 @@ class Workspace:
     def search(self, query: str, modality: str = "auto", k: int | None = None,
                doc_ids: list[str] | None = None) -> SearchResult:
         return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids)
+
+
+def _warnings(parsed: ParsedDocument) -> list[str]:
+    unread = [p for p in parsed.empty_pages if p in parsed.ocr_pages]
+    no_layer = [p for p in parsed.empty_pages if p not in parsed.ocr_pages]
+    warnings = [f"no text layer on page(s) {_pages(no_layer)}"] if no_layer else []
+    if unread:
+        warnings.append(f"no text found on page(s) {_pages(unread)}, even with OCR")
+    if parsed.bad_pages:
+        warnings.append(f"damaged page(s) skipped: {_pages(parsed.bad_pages)}")
+    return warnings
+
+
+def _notes(parsed: ParsedDocument) -> list[str]:
+    if not parsed.ocr_pages:
+        return []
+    n = len(parsed.ocr_pages)
+    return [f"{n} page{'s' * (n != 1)} read with OCR ({parsed.timings.get('ocr', 0.0):.1f} s): {_pages(parsed.ocr_pages)}"]
 
 
 def _pages(pages: list[int]) -> str:

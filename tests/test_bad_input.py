@@ -43,7 +43,7 @@ BAD = {
     "corrupt.pdf": (b"%PDF-1.7\n" + b"\x00garbage" * 300, "corrupt"),
     "locked.pdf": (locked_pdf(), "encrypted and needs a password"),
     "zero.pdf": (ZERO_PAGES, "no pages"),
-    "scan.pdf": (scanned_pdf(), "no text layer"),
+    "scan.pdf": (scanned_pdf(), "no text layer"),  # with OCR off; tests/test_ocr.py reads it with OCR on
     "photo.pdf": (b"\x89PNG\r\n\x1a\n" + b"\x00" * 500, "not a PDF"),
     "empty.pdf": (b"", "empty"),
     "huge.pdf": ((PDFS / PEW).read_bytes(), "over the 1 MB limit"),
@@ -59,6 +59,7 @@ def snapshot(ws: Workspace) -> tuple:
 def one_doc_ws(tmp_path, embed_model):
     settings = local_settings(tmp_path / "data")
     settings.ingest.max_file_mb = 1
+    settings.ingest.ocr = "off"
     ws = Workspace(settings, embed_model=embed_model)
     assert ws.ingest(GOOD, "good.pdf").status == "ingested"
     return ws
@@ -102,7 +103,7 @@ def test_cli_reports_each_bad_file_and_keeps_going(tmp_path):
         (folder / name).write_bytes(data)
     (folder / "good.pdf").write_bytes(GOOD)
     proc = rag(tmp_path / "store", "ingest", *sorted(str(p) for p in folder.iterdir()), "--json", check=False,
-               env={"RAG_MAX_FILE_MB": "1"})
+               env={"RAG_MAX_FILE_MB": "1", "RAG_OCR": "off"})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     reports = {d["file"]: d for d in json.loads(proc.stdout)["documents"]}
     assert reports["good.pdf"]["status"] == "ingested"
@@ -159,6 +160,7 @@ def test_app_upload_shows_one_message_per_bad_file_then_unlocks_and_still_answer
     from app_pages.common import workspace
 
     monkeypatch.setenv("RAG_MAX_FILE_MB", "1")
+    monkeypatch.setenv("RAG_OCR", "off")
     ws = open_workspace(tmp_path, monkeypatch, embed_model)
     try:
         at = app("app_pages/upload.py")

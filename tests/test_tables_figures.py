@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from rag.ingest.figures import find_page_figures
+from rag.ingest.figures import FIGURE_TEXT_CHARS, find_page_figures
 from rag.ingest.pdf import page_blocks
 from rag.ingest.tables import find_page_tables, page_may_have_tables
 from rag.records import fragment_id
@@ -93,8 +93,19 @@ def test_vector_charts_get_their_title_as_caption(docs, name, page_no, title):
 def test_chart_text_holds_labels_inside_the_figure(docs):
     (chart,) = figures(docs, PEW_ECONOMY, 10)
     assert "All Latinos" in chart.extra["chart_text"]
-    assert "All Latinos" not in chart.text
+    assert "All Latinos" not in chart.extra["caption"]
     assert len(chart.extra["chart_text"]) <= 600
+
+
+def test_vector_chart_fragment_embeds_its_labels_after_the_caption(docs):
+    (chart,) = figures(docs, PEW_ECONOMY, 10)
+    caption = chart.extra["caption"]
+    assert chart.text.startswith(caption) and "In the chart: " in chart.text
+    assert "All Latinos" in chart.text
+    assert len(chart.text) <= max(FIGURE_TEXT_CHARS, len(caption) + 170), "bounded, a long caption still leaves room"
+    (plain,) = figures(docs, PEW_ECONOMY, 10, chart_text=False)
+    assert plain.text == caption and "All Latinos" not in plain.text
+    assert plain.extra["chart_text"] == chart.extra["chart_text"], "kept for display either way"
 
 
 @pytest.mark.parametrize("max_chars", [40, 120])
@@ -103,8 +114,8 @@ def test_caption_parts_respect_the_cap(docs, max_chars):
     assert found
     for fragment in found:
         parts = fragment.extra["caption_source"].split("+")
-        assert len(fragment.text) <= len(parts) * (max_chars + 2)
-    assert any(len(f.text) > max_chars for f in found), "title, nearby and source each get the cap"
+        assert len(fragment.extra["caption"]) <= len(parts) * (max_chars + 2)
+    assert any(len(f.extra["caption"]) > max_chars for f in found), "title, nearby and source each get the cap"
 
 
 def test_raster_chart_is_found(docs):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pymupdf
 
-from rag.ingest.figures import find_page_figures
+from rag.ingest import ocr
+from rag.ingest.figures import Line, boxed_lines, find_page_figures
 from rag.ingest.pdf import (
     IngestError,
     Progress,
     doc_id_for,
-    open_pdf,
     inside,
+    open_pdf,
     page_blocks,
     printed_page_number,
     text_fragments,
@@ -20,7 +21,10 @@ from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
-__all__ = ["IngestError", "parse_pdf", "doc_id_for"]
+__all__ = ["IngestError", "doc_id_for", "parse_pdf"]
+
+_CHART_DPI_SCALE = 1.5  # chart labels are small print
+_CHART_MAX_PIXELS = 1600  # longest side of a chart rendered for OCR
 
 
 def parse_pdf(
@@ -33,17 +37,25 @@ def parse_pdf(
     doc = open_pdf(data, settings.max_file_mb, password)
     parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=doc.page_count, fragments=[])
     with doc:
+        to_read = _pages_to_ocr(doc) if settings.ocr == "auto" else []
         for index, page in enumerate(doc):
+            page_no = index + 1
+            if progress and page_no in to_read:
+                progress("ocr", to_read.index(page_no), len(to_read))
             try:
-                fragments, tables = _parse_page(page, index + 1, parsed, settings)
-            except Exception:  # one damaged page should not cost the whole document
-                parsed.bad_pages.append(index + 1)
+                fragments, tables = _parse_page(page, page_no, parsed, settings, page_no in to_read)
+            except Exception:  # one damaged page, or an OCR failure, should not cost the whole document
+                parsed.bad_pages.append(page_no)
                 continue
             parsed.fragments += fragments
             parsed.tables += tables
             if progress:
-                progress(index + 1, parsed.pages)
+                progress("parse", page_no, parsed.pages)
+        if progress and to_read:
+            progress("ocr", len(to_read), len(to_read))
     if not parsed.fragments:
+        if parsed.ocr_pages:
+            raise IngestError("no extractable text: the PDF has no text layer and OCR found no text either")
         raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
     return parsed
 
@@ -57,12 +69,33 @@ def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
     return "\n".join(text for _, text in sorted(parts, key=lambda part: (round(part[0][1]), part[0][0])))
 
 
+def _pages_to_ocr(doc: pymupdf.Document) -> list[int]:
+    return [page.number + 1 for page in doc if _needs_ocr(page)]
+
+
+def _needs_ocr(page: pymupdf.Page) -> bool:
+    try:
+        return ocr.needs_ocr(page)
+    except Exception:  # a damaged page is reported by the page loop, not here
+        return False
+
+
 def _parse_page(
-    page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings
+    page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings, read_with_ocr: bool
 ) -> tuple[list[Fragment], list[Table]]:
     doc_id, file, seconds = parsed.doc_id, parsed.file, parsed.timings
-    with timed(seconds, "parse"):
-        blocks = page_blocks(page)
+    lines: list[Line] | None = None
+    scans: list[BBox] = []
+    if read_with_ocr:
+        with timed(seconds, "ocr"):
+            found = ocr.read_page(page, settings.ocr_dpi)
+        parsed.ocr_pages.append(page_no)
+        blocks = ocr.group_blocks(found)
+        lines = boxed_lines((line.box, line.text, line.height) for line in found)
+        scans = ocr.page_images(page)
+    else:
+        with timed(seconds, "parse"):
+            blocks = page_blocks(page)
     if not blocks:
         parsed.empty_pages.append(page_no)
     parsed.page_labels[page_no] = printed_page_number(page)
@@ -70,13 +103,36 @@ def _parse_page(
         table_frags, tables = find_page_tables(page, doc_id, file)
     areas = [t.bbox for t in tables]
     parsed.page_texts[page_no] = page_text(blocks, tables)
+    chart_seconds: dict[str, float] = {}
     with timed(seconds, "figures"):
         figure_frags = find_page_figures(
             page, blocks, doc_id, file,
-            exclude=areas, window=settings.caption_window, max_chars=settings.caption_max_chars,
+            exclude=areas + scans, window=settings.caption_window, max_chars=settings.caption_max_chars,
+            lines=lines, chart_text=settings.chart_text,
+            read_image=_chart_reader(page, settings, chart_seconds) if settings.ocr == "auto" else None,
         )
+    if "chart_ocr" in chart_seconds:  # it ran inside figure detection: count its time once, under its own name
+        seconds["figures"] -= chart_seconds["chart_ocr"]
+        seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + chart_seconds["chart_ocr"]
     with timed(seconds, "parse"):
         text_frags = text_fragments(
-            blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas
+            blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas,
+            source="ocr" if read_with_ocr else None,
         )
     return text_frags + table_frags + figure_frags, tables
+
+
+def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[str, float]):
+    """Reads the text inside a raster chart; a failure leaves the figure with its caption only."""
+
+    def read(box: BBox) -> list[Line]:
+        longest = max(box[2] - box[0], box[3] - box[1])
+        dpi = min(settings.ocr_dpi * _CHART_DPI_SCALE, _CHART_MAX_PIXELS / longest * 72)
+        with timed(seconds, "chart_ocr"):
+            try:
+                found = ocr.read_region(page, box, int(dpi))
+            except Exception:
+                return []
+        return boxed_lines((line.box, line.text, line.height) for line in found)
+
+    return read

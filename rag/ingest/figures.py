@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -14,7 +15,13 @@ _LABEL = re.compile(r"^(fig(ure)?\.?|chart|exhibit)\s*\d+", re.IGNORECASE)
 _SOURCE = re.compile(r"\bsource:", re.IGNORECASE)
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]{3}")
+_HAS_LETTER = re.compile(r"[^\W\d_]")
 _CHART_TEXT_CHARS = 600
+FIGURE_TEXT_CHARS = 400  # caption + chart text as embedded: MiniLM reads ~256 tokens, keep the caption first
+_MIN_CHART_CHARS = 150  # a long caption still leaves the chart this much
+_SCARCE = 30  # a raster figure with less vector text inside than this is read with OCR
+_MIN_OCR_SIZE = (120, 80)  # points: smaller images are logos and icons
+_MAX_OCR_READS = 3  # raster figures read per page: bounds the cost of a page full of pictures
 
 
 @dataclass
@@ -44,20 +51,35 @@ def find_page_figures(
     exclude: list[BBox] | None = None,
     window: float = 120.0,
     max_chars: int = 120,
+    lines: list[Line] | None = None,
+    chart_text: bool = True,
+    read_image: Callable[[BBox], list[Line]] | None = None,
 ) -> list[Fragment]:
-    """One fragment per figure; its text is the caption a reader would see next to it."""
+    """One fragment per figure: the caption a reader would see next to it, then (with `chart_text`)
+    the text inside the chart. `lines` replaces the text layer (OCR'd pages); `read_image` reads a
+    raster figure with little vector text inside."""
     figures = detect_figures(page, exclude or [])
     if not figures:
         return []
-    lines = _text_lines(page)
+    lines = _text_lines(page) if lines is None else lines
     page_no = page.number + 1
     out: list[Fragment] = []
+    reads = 0
     for region in figures:
         parts = _caption_parts(region.rect, blocks, lines, window, max_chars)
-        text = _join(list(parts.values()))
-        chart_text = _chart_text(region.rect, lines)
-        if not text and not chart_text:
+        caption = _join(list(parts.values()))
+        inside, source = _chart_text(region.rect, lines, caption), "text"
+        if read_image and reads < _MAX_OCR_READS and _worth_reading(region, inside):
+            reads += 1
+            read = _chart_text(region.rect, read_image(region.box), caption)
+            if len(read) > len(inside):
+                inside, source = read, "ocr"
+        if not caption and not inside:
             continue
+        extra = {"kind": region.kind, "caption_source": "+".join(parts) or "chart_text",
+                 "caption": caption, "chart_text": inside}
+        if inside:
+            extra["chart_text_source"] = source
         out.append(
             Fragment(
                 id=fragment_id(doc_id, "image_caption", page_no, len(out)),
@@ -66,15 +88,31 @@ def find_page_figures(
                 page=page_no,
                 modality="image_caption",
                 bbox=region.box,
-                text=text or _truncate(chart_text, max_chars),
-                extra={
-                    "kind": region.kind,
-                    "caption_source": "+".join(parts) or "chart_text",
-                    "chart_text": chart_text,
-                },
+                text=figure_text(caption, inside if chart_text else "", max_chars),
+                extra=extra,
             )
         )
     return out
+
+
+def figure_text(caption: str, inside: str, max_chars: int) -> str:
+    """What gets embedded: the caption, then the chart's own words, bounded together."""
+    if not inside:
+        return caption
+    if not caption:
+        return _truncate(inside, FIGURE_TEXT_CHARS)
+    budget = max(FIGURE_TEXT_CHARS - len(caption) - len(". In the chart: "), _MIN_CHART_CHARS)
+    return _join([caption, "In the chart: " + _truncate(inside, budget)])
+
+
+def boxed_lines(items: Iterable[tuple[BBox, str, float]]) -> list[Line]:
+    """Lines known only by box, text and height (OCR): the height stands in for the font size."""
+    return [Line(pymupdf.Rect(box), text, round(1.4 * height) / 2, False) for box, text, height in items]
+
+
+def _worth_reading(region: Region, inside: str) -> bool:
+    return (region.kind == "raster" and len(inside) < _SCARCE
+            and _width(region.box) >= _MIN_OCR_SIZE[0] and _height(region.box) >= _MIN_OCR_SIZE[1])
 
 
 def detect_figures(
@@ -226,9 +264,17 @@ def _text_lines(page: pymupdf.Page) -> list[Line]:
     return lines
 
 
-def _chart_text(fig: pymupdf.Rect, lines: list[Line]) -> str:
-    inside = [ln.text for ln in lines if _centre(ln.rect) in fig]
+def _chart_text(fig: pymupdf.Rect, lines: list[Line], caption: str = "") -> str:
+    """Axis labels, legend and data labels: the lines inside the figure not already in its caption.
+    Lines with words come first: a bounded text keeps "All Latinos" over a run of bare numbers."""
+    inside = [ln.text for ln in lines if _centre(ln.rect) in fig and not _repeats(ln.text, caption)]
+    inside.sort(key=lambda text: not _HAS_LETTER.search(text))
     return _truncate(" ".join(inside), _CHART_TEXT_CHARS)
+
+
+def _repeats(text: str, caption: str) -> bool:
+    """A title line already in the caption; short labels ("0", "2008") are kept even if they recur."""
+    return len(text) > 10 and text in caption
 
 
 def _caption_parts(

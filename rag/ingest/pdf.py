@@ -16,7 +16,8 @@ _FLAGS = pymupdf.TEXT_DEHYPHENATE | pymupdf.TEXT_MEDIABOX_CLIP
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
-Progress = Callable[[int, int], None]
+# (stage, done, total): "parse" counts pages, "ocr" the pages that need OCR (called before each one).
+Progress = Callable[[str, int, int], None]
 _PAGE_NUMBER = re.compile(r"\d{1,5}")
 
 
@@ -121,8 +122,9 @@ def text_fragments(
     min_chars: int,
     max_chars: int,
     skip_areas: list[BBox],
+    source: str | None = None,
 ) -> list[Fragment]:
-    """Paragraph fragments, leaving out blocks that a table already covers."""
+    """Paragraph fragments, leaving out blocks that a table already covers; `source` marks OCR text."""
     out: list[Fragment] = []
     for bbox, text in blocks:
         if len(text) <= min_chars or inside(bbox, skip_areas):
@@ -137,6 +139,7 @@ def text_fragments(
                     modality="text",
                     bbox=bbox,
                     text=piece,
+                    extra={"source": source} if source else {},
                 )
             )
     return out
