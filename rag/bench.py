@@ -88,7 +88,9 @@ def _fill(store: Store, size: int, dim: int, rng: np.random.Generator) -> dict[s
 
 
 def _measure(store: Store, settings: Settings, corpus: dict, n_queries: int, rng) -> dict:
-    retriever = Retriever(store, settings.retrieval)
+    # The HNSW index alone: synthetic fragments have no words for BM25 and no pages.
+    dense = settings.retrieval.model_copy(update={"hybrid": False, "parent_page": False, "adaptive_k": False})
+    retriever = Retriever(store, dense)
     k = settings.retrieval.k_per_collection
     queries = _clustered(n_queries, corpus["_centers"].shape[1], rng, corpus["_centers"])
     latencies, recalls = [], []

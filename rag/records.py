@@ -70,6 +70,17 @@ class ParsedDocument(BaseModel):
     ocr_pages: list[int] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
 
+    def add(self, part: ParsedDocument) -> None:
+        """Take in what was parsed of some of this document's pages."""
+        self.fragments += part.fragments
+        self.tables += part.tables
+        self.page_texts.update(part.page_texts)
+        self.page_labels.update(part.page_labels)
+        for name in ("empty_pages", "bad_pages", "ocr_pages"):
+            getattr(self, name).extend(getattr(part, name))
+        for step, seconds in part.timings.items():
+            self.timings[step] = self.timings.get(step, 0.0) + seconds
+
     def counts(self) -> dict[str, int]:
         return {m: sum(f.modality == m for f in self.fragments) for m in MODALITIES}
 

@@ -29,6 +29,8 @@ class IngestSettings(BaseModel):
     # Figure fragments embed the text inside the chart (labels, legend, values) after the caption;
     # False gives caption-only fragments, the paper's design.
     chart_text: bool = True
+    # Processes that parse pages side by side (documents of 8 pages or more): one per core.
+    workers: int = 2
 
 
 class StoreSettings(BaseModel):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
 import pymupdf
 
 from rag.ingest import ocr
@@ -34,30 +38,77 @@ def parse_pdf(
     progress: Progress | None = None,
     password: str | None = None,
 ) -> ParsedDocument:
-    doc = open_pdf(data, settings.max_file_mb, password)
-    parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=doc.page_count, fragments=[])
-    with doc:
+    with open_pdf(data, settings.max_file_mb, password) as doc:
+        pages = doc.page_count
         to_read = _pages_to_ocr(doc) if settings.ocr == "auto" else []
-        for index, page in enumerate(doc):
-            page_no = index + 1
-            if progress and page_no in to_read:
-                progress("ocr", to_read.index(page_no), len(to_read))
-            try:
-                fragments, tables = _parse_page(page, page_no, parsed, settings, page_no in to_read)
-            except Exception:  # one damaged page, or an OCR failure, should not cost the whole document
-                parsed.bad_pages.append(page_no)
-                continue
-            parsed.fragments += fragments
-            parsed.tables += tables
-            if progress:
-                progress("parse", page_no, parsed.pages)
-        if progress and to_read:
-            progress("ocr", len(to_read), len(to_read))
+    parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=pages, fragments=[])
+    job = (data, password, file, settings, to_read)
+    try:
+        if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
+            return _finish(parse_in_workers(parsed, job, settings.workers, progress), to_read, progress)
+    except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
+        parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[])
+    parsed.add(_parse_pages(*job, list(range(1, pages + 1)), progress))
+    return _finish(parsed, to_read, progress)
+
+
+def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | None) -> ParsedDocument:
+    if progress and to_read:
+        progress("ocr", len(to_read), len(to_read))
     if not parsed.fragments:
         if parsed.ocr_pages:
             raise IngestError("no extractable text: the PDF has no text layer and OCR found no text either")
         raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
     return parsed
+
+
+def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None) -> ParsedDocument:
+    """Pages in chunks over worker processes: parsing is single-threaded, and there are two cores."""
+    chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
+              for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
+    to_read, done, parts = job[-1], 0, []
+    for future in as_completed(_pool(workers).submit(_parse_pages, *job, chunk) for chunk in chunks):
+        parts.append(future.result())
+        done += len(parts[-1].page_texts) + len(parts[-1].bad_pages)
+        if progress:
+            progress("parse", done, parsed.pages)
+            if to_read and parts[-1].ocr_pages:
+                progress("ocr", sum(len(p.ocr_pages) for p in parts), len(to_read))
+    for part in sorted(parts, key=lambda p: min(p.page_texts or p.bad_pages or [0])):
+        parsed.add(part)
+    return parsed
+
+
+def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestSettings, to_read: list[int],
+                 pages: list[int], progress: Progress | None = None) -> ParsedDocument:
+    """Some pages of a PDF; runs in a worker process as well as in this one."""
+    part = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=len(pages), fragments=[])
+    with open_pdf(data, settings.max_file_mb, password) as doc:
+        for page_no in pages:
+            if progress and page_no in to_read:
+                progress("ocr", to_read.index(page_no), len(to_read))
+            try:
+                fragments, tables = _parse_page(doc[page_no - 1], page_no, part, settings, page_no in to_read)
+            except Exception:  # one damaged page, or an OCR failure, should not cost the whole document
+                part.bad_pages.append(page_no)
+                continue
+            part.fragments += fragments
+            part.tables += tables
+            if progress:
+                progress("parse", page_no, doc.page_count)
+    return part
+
+
+_CHUNK_PAGES = 4  # small enough for a progress bar that moves, large enough to keep workers busy
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    global _POOL
+    if _POOL is None or _POOL._max_workers != workers or _POOL._broken:
+        # spawn, not fork: the parent runs threads (onnxruntime, llama.cpp, Streamlit) that fork would copy mid-state
+        _POOL = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
 
 
 def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
