@@ -10,7 +10,7 @@ from conftest import BESTBUY, PEW, local_settings, pages_of
 from llama_index.core.utils import get_tokenizer
 
 from rag.context import excerpt_around, page_excerpts, render
-from rag.retrieve import adaptive_k
+from rag.retrieve import LAST_PAGE, adaptive_k, referenced_pages
 from rag.sparse import SparseIndex
 from rag.store import PAGES
 from rag.workspace import Workspace
@@ -143,3 +143,18 @@ def test_pages_are_stored_whole_and_deleted_with_their_document(workspace):
     assert workspace.store.pages.count() == 2
     workspace.store.delete(report.doc_id)
     assert workspace.store.pages.count() == 0 and PAGES not in workspace.store.collections
+
+
+@pytest.mark.parametrize(("question", "pages"), [
+    ("What is on page 5?", [5]), ("the words at the top of page two", [2]),
+    ("the governor named on the first page", [1]), ("who signed on the last page?", [LAST_PAGE]),
+    ("slide 3, then pages 7", [3, 7]), ("revenue in 2023 per share", []),
+])
+def test_questions_that_name_a_page(question, pages):
+    assert referenced_pages(question) == pages
+
+
+def test_a_named_page_is_found_by_its_printed_number(pew_workspace):
+    # The report's page 3 in the file is numbered "2" in its margin; nothing else points there.
+    hits = pew_workspace.search("What is the heading on page 2?", modality="text").hits
+    assert 3 in [h.fragment.page for h in hits[:3]]

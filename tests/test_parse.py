@@ -7,7 +7,7 @@ import re
 import pymupdf
 import pytest
 
-from conftest import PDFS, pdf_bytes
+from conftest import BESTBUY, PDFS, PEW, pages_of, pdf_bytes
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import split_long
 from rag.settings import IngestSettings
@@ -97,3 +97,28 @@ def test_blank_pdf_says_it_has_no_text_layer():
 )
 def test_file_names_lose_directories_but_keep_their_script(raw, shown):
     assert safe_name(raw) == shown
+
+
+def test_pages_parsed_in_two_worker_processes_equal_one_process():
+    data = pages_of(PEW, list(range(1, 13)))
+    seen = []
+    two = parse_pdf(data, "pew.pdf", SETTINGS.model_copy(update={"workers": 2}),
+                    progress=lambda stage, done, total: seen.append((stage, done, total)))
+    one = parse_pdf(data, "pew.pdf", SETTINGS.model_copy(update={"workers": 1}))
+    assert [f.model_dump() for f in two.fragments] == [f.model_dump() for f in one.fragments]
+    assert two.page_texts == one.page_texts and two.page_labels == one.page_labels
+    assert [t.model_dump() for t in two.tables] == [t.model_dump() for t in one.tables]
+    parsed = [done for stage, done, _ in seen if stage == "parse"]
+    assert parsed == sorted(parsed) and parsed[-1] == 12 and len(parsed) >= 3, "the bar moves per chunk"
+
+
+def test_printed_page_numbers_are_read_from_the_margins():
+    parsed = parse_pdf(pages_of(PEW, [1, 2, 3]), "pew.pdf", SETTINGS)
+    assert parsed.page_labels == {1: "", 2: "1", 3: "2"}, "the cover has none; years in footers are not numbers"
+
+
+def test_page_text_keeps_tables_as_header_value_rows():
+    parsed = parse_pdf(pages_of(BESTBUY, [40]), "bestbuy.pdf", SETTINGS)
+    text = parsed.page_texts[1]
+    assert "Revenue | January 28, 2023: $46,298 | January 29, 2022: $51,761" in text
+    assert text.index("Consolidated Statements of Earnings") < text.index("Revenue |")
