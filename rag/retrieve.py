@@ -150,8 +150,8 @@ def cosine_from_chroma(score: float) -> float:
 
 _NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 _ORDINALS = "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split()
-_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|slides?)\s*(\d{{1,5}}|{'|'.join(_NUMBERS)})\b", re.I)
-_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.I)
+_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|slides?)\s*(\d{{1,5}}|{'|'.join(_NUMBERS)})\b", re.IGNORECASE)
+_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.IGNORECASE)
 LAST_PAGE = -1
 
 
@@ -279,7 +279,8 @@ class Retriever:
 
     def _named_pages(self, refs: list[int], scope: Scope) -> list[str]:
         """Page ids for page numbers: the printed number first, then the position in the file."""
-        docs = [d for d in self.store.documents() if d.doc_id in (scope.allowed or scope.ready)]
+        visible = set(scope.ready if scope.allowed is None else scope.allowed)
+        docs = [d for d in self.store.documents() if d.doc_id in visible]
         labels = self.store.pages.get(where={"label": {"$in": [str(r) for r in refs if r > 0]}}, include=[]) \
             if any(r > 0 for r in refs) else {"ids": []}
         allowed = {d.doc_id[:16] for d in docs}
@@ -312,7 +313,7 @@ class Retriever:
         """Restrict to the requested documents, and always to fully indexed ones."""
         docs = self.store.documents(include_indexing=True)  # one registry read per search
         ready = [d.doc_id for d in docs if d.status == "ready"]
-        allowed = None if doc_ids is None else [d for d in doc_ids if d in set(ready)]
+        allowed = None if doc_ids is None else [d for d in doc_ids if d in ready]
         if doc_ids is None and len(ready) == len(docs):
             return Scope(ready, None, None)
         only = MetadataFilter(key="doc_id", value=(allowed if allowed is not None else ready) or ["-"],

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePath
 
+from rag.context import Context, render
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import unlocked_copy
-from rag.context import Context, render
 from rag.records import Hit, IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings

@@ -6,8 +6,8 @@ import re
 
 import pymupdf
 import pytest
-
 from conftest import BESTBUY, PDFS, PEW, pages_of, pdf_bytes
+
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import split_long
 from rag.settings import IngestSettings

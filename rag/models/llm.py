@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
-from typing import Any
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from llama_index.core.llms import (
     LLM,
