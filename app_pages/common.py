@@ -42,6 +42,14 @@ def sidebar(ws: Workspace) -> None:
         for col, modality in zip(st.columns(3), ("text", "table", "image_caption")):
             retrieval.ratio[modality] = col.number_input(
                 MODALITY_LABEL[modality], 0, 10, retrieval.ratio[modality], key=f"ratio_{modality}")
+        st.subheader("Retrieval")
+        retrieval.hybrid = st.toggle("Hybrid: BM25 beside dense search", retrieval.hybrid, key="hybrid")
+        retrieval.parent_page = st.toggle(
+            "Parent pages", retrieval.parent_page, key="parent_page",
+            help="Rank pages by their fragments and whole text; the model reads the pages around the fragments.")
+        retrieval.adaptive_k = st.toggle(
+            "Adaptive k", retrieval.adaptive_k, key="adaptive_k",
+            help="A Gaussian mixture over the similarities decides how many fragments each collection keeps.")
         st.caption("Settings apply to everyone using this server.")
 
 
