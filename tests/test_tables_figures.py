@@ -138,3 +138,13 @@ def test_shaded_statement_is_left_to_the_table(docs, earnings):
 def test_excluded_areas_are_not_figures(docs):
     (chart,) = figures(docs, PEW_ECONOMY, 10)
     assert figures(docs, PEW_ECONOMY, 10, exclude=[chart.bbox]) == []
+
+
+@pytest.mark.parametrize("with_chart", [True, False])
+def test_a_figure_without_caption_is_known_by_its_chart_text(with_chart):
+    from rag.ingest.figures import figure_text
+
+    labels = "North South West 40 75 55 " * 30
+    text = figure_text("", labels, with_chart, max_chars=120)
+    assert text and labels.startswith(text) and len(text) <= (FIGURE_TEXT_CHARS if with_chart else 120)
+    assert figure_text("Sales by region", labels, with_chart, 120).startswith("Sales by region")

@@ -88,19 +88,20 @@ def find_page_figures(
                 page=page_no,
                 modality="image_caption",
                 bbox=region.box,
-                text=figure_text(caption, inside if chart_text else "", max_chars),
+                text=figure_text(caption, inside, chart_text, max_chars),
                 extra=extra,
             )
         )
     return out
 
 
-def figure_text(caption: str, inside: str, max_chars: int) -> str:
-    """What gets embedded: the caption, then the chart's own words, bounded together."""
-    if not inside:
-        return caption
+def figure_text(caption: str, inside: str, with_chart: bool, max_chars: int) -> str:
+    """What gets embedded: the caption, then the chart's own words, bounded together; a figure
+    without a caption is known by its chart text either way."""
     if not caption:
-        return _truncate(inside, FIGURE_TEXT_CHARS)
+        return _truncate(inside, FIGURE_TEXT_CHARS if with_chart else max_chars)
+    if not with_chart or not inside:
+        return caption
     budget = max(FIGURE_TEXT_CHARS - len(caption) - len(". In the chart: "), _MIN_CHART_CHARS)
     return _join([caption, "In the chart: " + _truncate(inside, budget)])
 
