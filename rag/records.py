@@ -63,7 +63,10 @@ class ParsedDocument(BaseModel):
     pages: int
     fragments: list[Fragment]
     tables: list[Table] = Field(default_factory=list)
-    page_texts: dict[int, str] = Field(default_factory=dict, description="page → its text in reading order")
+    page_texts: dict[int, str] = Field(
+        default_factory=dict, description="page → what a model reads of it: reading order, tables as Header: value rows")
+    search_texts: dict[int, str] = Field(
+        default_factory=dict, description="page → its text layer in reading order, for page search")
     page_labels: dict[int, str] = Field(default_factory=dict, description="page → the number printed on it")
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
@@ -75,6 +78,7 @@ class ParsedDocument(BaseModel):
         self.fragments += part.fragments
         self.tables += part.tables
         self.page_texts.update(part.page_texts)
+        self.search_texts.update(part.search_texts)
         self.page_labels.update(part.page_labels)
         for name in ("empty_pages", "bad_pages", "ocr_pages"):
             getattr(self, name).extend(getattr(part, name))

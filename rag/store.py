@@ -54,7 +54,7 @@ class Store:
         self.embed_model = embed_model
         self.client = client or make_client(settings)
         self.files = settings.data_dir
-        for sub in ("pdfs", "tables"):
+        for sub in ("pdfs", "tables", "pages"):
             (self.files / sub).mkdir(parents=True, exist_ok=True)
         self.collections = {m: self._collection(m) for m in MODALITIES}
         self.pages = self._collection(PAGES)
@@ -163,12 +163,13 @@ class Store:
         _atomic_write(self.pdf_path(parsed.doc_id), data)
         tables = json.dumps([t.model_dump() for t in parsed.tables])
         _atomic_write(self._tables_path(parsed.doc_id), tables.encode())
+        _atomic_write(self._pages_path(parsed.doc_id), json.dumps(parsed.page_texts).encode())
 
     def _write_nodes(self, parsed: ParsedDocument, progress) -> None:
         """Embed and write the fragments, then the pages' whole texts, in batches."""
         # Similar lengths in a batch means little padding: about twice the throughput.
         items = [(f.modality, f.text, f) for f in sorted(parsed.fragments, key=lambda f: len(f.text))]
-        items += [(PAGES, text, page) for page, text in sorted(parsed.page_texts.items()) if text.strip()]
+        items += [(PAGES, text, page) for page, text in sorted(parsed.search_texts.items()) if text.strip()]
         batch, seconds = self.settings.ingest.embed_batch, parsed.timings
         for start in range(0, len(items), batch):
             chunk = items[start : start + batch]
@@ -188,7 +189,7 @@ class Store:
     def delete(self, doc_id: str) -> None:
         for store in self.vector_stores.values():
             store.delete(ref_doc_id=doc_id)
-        for path in (self.pdf_path(doc_id), self._tables_path(doc_id)):
+        for path in (self.pdf_path(doc_id), self._tables_path(doc_id), self._pages_path(doc_id)):
             path.unlink(missing_ok=True)
         self.registry.delete(ids=[doc_id])
 
@@ -210,6 +211,9 @@ class Store:
     def _tables_path(self, doc_id: str) -> Path:
         return self.files / "tables" / f"{doc_id}.json"
 
+    def _pages_path(self, doc_id: str) -> Path:
+        return self.files / "pages" / f"{doc_id}.json"
+
     def tables(self, doc_id: str) -> list[Table]:
         path = self._tables_path(doc_id)
         return [Table.model_validate(t) for t in json.loads(path.read_text())] if path.exists() else []
@@ -218,9 +222,14 @@ class Store:
         return self.collections[modality].count()
 
     def page_texts(self, doc_id: str, pages: list[int]) -> dict[int, str]:
-        """The whole text of some pages of a document, by page number."""
+        """What a model reads of some pages of a document, by page number."""
+        path = self._pages_path(doc_id)
+        if path.exists():
+            texts = json.loads(path.read_text())
+            return {p: texts[str(p)] for p in pages if str(p) in texts}
         if not pages:
             return {}
+        # A Chroma server whose writer's data folder is not shared here: the searched page text.
         got = self.pages.get(ids=[page_id(doc_id, p) for p in pages], include=["documents", "metadatas"])
         return {meta["page"]: text for text, meta in zip(got["documents"], got["metadatas"])}
 

@@ -154,6 +154,8 @@ def _parse_page(
         table_frags, tables = find_page_tables(page, doc_id, file)
     areas = [t.bbox for t in tables]
     parsed.page_texts[page_no] = page_text(blocks, tables)
+    # Searched as the text layer has it: header words repeated on every row would skew BM25.
+    parsed.search_texts[page_no] = "\n".join(text for _, text in blocks)
     chart_seconds: dict[str, float] = {}
     with timed(seconds, "figures"):
         figure_frags = find_page_figures(
