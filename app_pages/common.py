@@ -46,7 +46,11 @@ def sidebar(ws: Workspace) -> None:
         retrieval.hybrid = st.toggle("Hybrid: BM25 beside dense search", retrieval.hybrid, key="hybrid")
         retrieval.parent_page = st.toggle(
             "Parent pages", retrieval.parent_page, key="parent_page",
-            help="Rank pages by their fragments and whole text; the model reads the pages around the fragments.")
+            help="Rank pages by their fragments and whole text; each page gives its best fragment.")
+        retrieval.page_context_tokens = st.number_input(
+            "Page text the model reads (tokens)", 0, 3000, retrieval.page_context_tokens, step=300,
+            key="page_context_tokens", disabled=not retrieval.parent_page,
+            help="The pages' text around the fragments. 0 for the small local model; ~1200 for a larger one.")
         retrieval.adaptive_k = st.toggle(
             "Adaptive k", retrieval.adaptive_k, key="adaptive_k",
             help="A Gaussian mixture over the similarities decides how many fragments each collection keeps.")

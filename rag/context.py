@@ -27,9 +27,10 @@ class Context(NamedTuple):
 def render(store, hits: list[Hit], many_files: bool, page_tokens: int = 0) -> Context:
     """Page excerpts (when page_tokens > 0) for the leading hits, then the fragments they do not hold."""
     excerpts = page_excerpts(store, hits, page_tokens) if page_tokens > 0 else {}
-    # What the excerpt holds word for word (a paragraph, a table row) is not repeated; captions and
-    # chart text are not in the page's text, so they always are.
-    rest = [h for h in hits if h.fragment.text not in excerpts.get((h.fragment.doc_id, h.fragment.page), "")]
+    # A paragraph the excerpt holds word for word is not repeated. Table rows are, though the page
+    # text holds them too: a small model answers from the numbered fragments more than from pages.
+    rest = [h for h in hits if h.fragment.modality != "text"
+            or h.fragment.text not in excerpts.get((h.fragment.doc_id, h.fragment.page), "")]
     files = {(h.fragment.doc_id, h.fragment.page): h.fragment.file for h in hits}
     return Context(format_pages(excerpts, files, many_files) + format_fragments(rest, many_files), sorted(excerpts))
 

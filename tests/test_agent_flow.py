@@ -17,13 +17,13 @@ def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
     original = pew_workspace.settings.agent
     retrieval = pew_workspace.settings.retrieval
-    parent_page_was = retrieval.parent_page
+    parent_page_was, page_tokens_was = retrieval.parent_page, retrieval.page_context_tokens
 
-    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, page_tokens=0, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
         # Fragments alone by default: the hop and token arithmetic below is about control flow.
-        retrieval.parent_page = parent_page
+        retrieval.parent_page, retrieval.page_context_tokens = parent_page, page_tokens
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
@@ -32,7 +32,7 @@ def run(pew_workspace, tmp_path):
 
     yield go
     pew_workspace.settings.agent = original
-    retrieval.parent_page = parent_page_was
+    retrieval.parent_page, retrieval.page_context_tokens = parent_page_was, page_tokens_was
 
 
 def kinds(events, kind):
@@ -50,7 +50,7 @@ def test_answer_after_the_initial_retrieval_cites_its_page(run):
 
 
 def test_with_parent_pages_the_model_reads_the_page_text_around_the_fragments(run):
-    _, _, llm = run([answer("Better off [p. 5].")], parent_page=True)
+    _, _, llm = run([answer("Better off [p. 5].")], parent_page=True, page_tokens=1200)
     prompt = llm.prompts[0]
     assert "p.5, page text]" in prompt
     page_block = prompt[prompt.index("p.5, page text]"):].split("\n[", 1)[0]

@@ -124,7 +124,7 @@ def test_page_context_is_bounded_in_reading_order_and_does_not_repeat_fragments(
     assert pages == sorted(excerpts)
     shown = [int(line.split("p.")[1].split(",")[0]) for line in text.splitlines() if ", page text]" in line]
     assert shown == sorted(shown) and len(shown) >= 2
-    inside = [h for h in hits if (h.fragment.doc_id, h.fragment.page) in excerpts
+    inside = [h for h in hits if h.fragment.modality == "text" and (h.fragment.doc_id, h.fragment.page) in excerpts
               and h.fragment.text in excerpts[(h.fragment.doc_id, h.fragment.page)]]
     assert inside and all(f'"{h.fragment.text}"' not in text for h in inside)
 
