@@ -72,6 +72,22 @@ def test_retrieval_eval_json(tmp_path):
     assert 0 <= out["recall_merged_top10"] <= 1
 
 
+def test_retrieval_ablation_adds_one_step_at_a_time(tmp_path):
+    """The paper's design, then each addition, on a folder holding only the questions' PDF."""
+    questions = [q for q in json.loads(DEV_QA.read_text()) if q["doc_id"] == PEW and not q["unanswerable"]][:2]
+    (tmp_path / "pdfs").mkdir()
+    (tmp_path / "pdfs" / PEW).write_bytes((PDFS / PEW).read_bytes())
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps(questions))
+    out = json.loads(rag(tmp_path / "store", "eval", "--retrieval-only", "--ablation", "--qa", str(qa),
+                         "--pdfs", str(tmp_path / "pdfs"), "--json").stdout)
+    steps = [r["step"] for r in out["steps"]]
+    assert steps == ["paper's design", "+ OCR", "+ chart text", "+ hybrid BM25", "+ parent page", "+ adaptive k"]
+    assert all(r["questions"] == 2 and r["ingest_pages_per_s"] > 0 for r in out["steps"])
+    refused = rag(tmp_path / "store", "eval", "--retrieval-only", "--ablation", "--qa", str(qa), check=False)
+    assert refused.returncode == 1 and "--pdfs" in refused.stderr
+
+
 def test_bench_retrieve_reports_latency_and_recall(tmp_path):
     out = json.loads(rag(tmp_path, "bench", "retrieve", "--fragments", "600", "--queries", "10", "--json").stdout)
     [row] = out["results"]
