@@ -47,6 +47,7 @@ def parse_pdf(
         if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
             return _finish(parse_in_workers(parsed, job, settings.workers, progress), to_read, progress)
     except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
+        _POOLS.pop(settings.workers, None)
         parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[])
     parsed.add(_parse_pages(*job, list(range(1, pages + 1)), progress))
     return _finish(parsed, to_read, progress)
@@ -66,16 +67,20 @@ def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress:
     """Pages in chunks over worker processes: parsing is single-threaded, and there are two cores."""
     chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
               for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
-    to_read, done, parts = job[-1], 0, []
-    for future in as_completed(_pool(workers).submit(_parse_pages, *job, chunk) for chunk in chunks):
-        parts.append(future.result())
-        done += len(parts[-1].page_texts) + len(parts[-1].bad_pages)
+    if workers not in _POOLS:
+        _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = _POOLS[workers]
+    futures = [pool.submit(_parse_pages, *job, chunk) for chunk in chunks]
+    to_read, done, read = job[-1], 0, 0
+    for future in as_completed(futures):
+        part = future.result()
+        done, read = done + part.pages, read + len(part.ocr_pages)
         if progress:
             progress("parse", done, parsed.pages)
-            if to_read and parts[-1].ocr_pages:
-                progress("ocr", sum(len(p.ocr_pages) for p in parts), len(to_read))
-    for part in sorted(parts, key=lambda p: min(p.page_texts or p.bad_pages or [0])):
-        parsed.add(part)
+            if part.ocr_pages:
+                progress("ocr", read, len(to_read))
+    for future in futures:  # in page order
+        parsed.add(future.result())
     return parsed
 
 
@@ -100,15 +105,8 @@ def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestS
 
 
 _CHUNK_PAGES = 4  # small enough for a progress bar that moves, large enough to keep workers busy
-_POOL: ProcessPoolExecutor | None = None
-
-
-def _pool(workers: int) -> ProcessPoolExecutor:
-    global _POOL
-    if _POOL is None or _POOL._max_workers != workers or _POOL._broken:
-        # spawn, not fork: the parent runs threads (onnxruntime, llama.cpp, Streamlit) that fork would copy mid-state
-        _POOL = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-    return _POOL
+# spawn, not fork: the parent runs threads (onnxruntime, llama.cpp, Streamlit) that fork would copy mid-state
+_POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
 def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
