@@ -69,15 +69,17 @@ def show_answer(ws: Workspace, message: dict) -> None:
 
 
 def show_citation(ws: Workspace, citation: dict) -> None:
-    with st.expander(f"Cited page {citation['page']} · {citation['file']}", icon=":material/description:"):
-        prefix = citation["fragment_id"].split(":")[0]
-        doc = next((d for d in ws.store.documents() if d.doc_id.startswith(prefix)), None)
+    label = f" · {citation['evidence']}" if citation.get("evidence") else ""
+    with st.expander(f"Cited page {citation['page']} · {citation['file']}{label}", icon=":material/description:"):
+        if citation.get("text"):
+            st.markdown(f"> {answer_markdown(citation['text'][:400])}")
+        doc = ws.store.get(citation["doc_id"]) if citation.get("doc_id") else None
         if doc is None:
             st.caption("This document has been deleted from the library.")
             return
-        pdf = str(ws.store.pdf_path(doc.doc_id))
-        st.image(page_image(pdf, citation["page"], dpi=100, highlight=tuple(citation["bbox"])),
-                 caption="The cited fragment is highlighted in red.", width=720)
+        box = tuple(citation["bbox"]) if citation.get("bbox") else None
+        st.image(page_image(str(ws.store.pdf_path(doc.doc_id)), citation["page"], dpi=100, highlight=box),
+                 caption="The cited evidence is boxed in red." if box else None, width=720)
 
 
 def show_history(ws: Workspace) -> None:
@@ -87,11 +89,17 @@ def show_history(ws: Workspace) -> None:
                 st.markdown(answer_markdown(message["content"]))
                 continue
             if message["events"]:
+                picked = picked_fragments(message["events"])
                 with st.status(f"Evidence · {sum(e.kind == 'hop_end' for e in message['events'])} hop(s)",
                                state="error" if message["error"] else "complete"):
                     for event in message["events"]:
-                        render_event(ws, event)
+                        render_event(ws, event, picked)
             show_answer(ws, message)
+
+
+def picked_fragments(events: list[HopEvent]) -> frozenset[str]:
+    return frozenset(item["fragment_id"] for e in events if e.kind == "evidence"
+                     for item in e.evidence if item.get("fragment_id"))
 
 
 def warm_up_llm(ws: Workspace) -> None:

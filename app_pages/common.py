@@ -7,17 +7,22 @@ import streamlit as st
 
 from rag.agent.events import (
     AnswerEvent,
+    Computation,
     ErrorEvent,
+    EvidencePicked,
     HopEnd,
     HopEvent,
     HopStart,
     LLMCall,
     Paraphrase,
+    Refusal,
     Stop,
     Thought,
+    Verification,
 )
 from rag.records import Hit
-from rag.ui_helpers import crop_png, page_png, parse_table_row
+from rag.ingest.tables import parse_row
+from rag.ui_helpers import crop_png, page_png
 from rag.workspace import Workspace
 
 MODALITY_LABEL = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
@@ -67,12 +72,13 @@ def figure_crop(pdf: str, page: int, bbox: tuple) -> bytes:
     return crop_png(pdf, page, bbox)
 
 
-def fragment_card(ws: Workspace, hit: Hit) -> None:
+def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
     f = hit.fragment
     with st.container(border=True):
-        st.caption(f"{MODALITY_LABEL[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
+        mark = ":green-background[:material/check: picked] · " if picked else ""
+        st.caption(f"{mark}{MODALITY_LABEL[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
         if f.modality == "table":
-            header, values = parse_table_row(f.text)
+            header, values = parse_row(f.text)
             st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)  # static HTML: shows at once
         elif f.modality == "image_caption":
             pdf = ws.store.pdf_path(f.doc_id)
@@ -87,8 +93,21 @@ def fragment_card(ws: Workspace, hit: Hit) -> None:
             st.markdown(_escape(_shorten(f.text, 400)))
 
 
-def render_event(ws: Workspace, event: HopEvent) -> None:
-    """One hop event as it appears in the chat's status box and in a trace's hop tree."""
+def evidence_card(item: dict) -> None:
+    """A piece of evidence the reader picked, highlighted: a table row as a one-row table, else its text."""
+    with st.container(border=True):
+        st.caption(f":green-background[**{item['id']}** picked] · {item.get('kind', '')} · p. {item['page']} · "
+                   f"{item.get('file', '')}")
+        if item.get("kind") == "table":
+            header, values = parse_row(item["text"])
+            st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)
+        else:
+            st.markdown(f":green-background[{_escape(_shorten(item['text'], 400))}]")
+
+
+def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozenset()) -> None:
+    """One hop event as it appears in the chat's status box and in a trace's hop tree; `picked` marks
+    the fragments the reader chose (known when a finished run is shown again)."""
     if isinstance(event, HopStart):
         st.markdown(f"**Hop {event.hop}** · {MODALITY_LABEL.get(event.modality, event.modality)} search for "
                     f"“{_escape(event.query)}”" + (f"  \n:gray[{event.why}]" if event.why else ""))
@@ -97,7 +116,7 @@ def render_event(ws: Workspace, event: HopEvent) -> None:
         read = f" · the model reads the text of p. {', '.join(map(str, event.pages_read))}" if event.pages_read else ""
         st.caption(f"{len(event.hits)} fragments ({len(event.new_ids)} new) in {event.retrieval_ms:.0f} ms{routed}{read}")
         for hit in event.hits:
-            fragment_card(ws, hit)
+            fragment_card(ws, hit, hit.fragment.id in picked)
     elif isinstance(event, LLMCall):
         st.caption(f"LLM ({event.purpose}) · {event.llm_ms:.0f} ms · "
                    f"{event.prompt_tokens} prompt + {event.completion_tokens} completion tokens")
@@ -107,6 +126,22 @@ def render_event(ws: Workspace, event: HopEvent) -> None:
         st.caption(f"Best score {event.best_score:.2f} is low → retrying as “{_escape(event.paraphrased)}”")
     elif isinstance(event, Stop):
         st.caption(f"Stopped searching: {event.reason.replace('_', ' ')} {event.detail}".strip())
+    elif isinstance(event, EvidencePicked):
+        st.markdown(f"**Reader** · picked {', '.join(event.ids) or 'nothing'}"
+                    + (f" (attempt {event.attempt})" if event.attempt > 1 else ""))
+        for item in event.evidence:
+            evidence_card(item)
+    elif isinstance(event, Computation):
+        st.markdown("**Computation** · a program over the picked values, run by a whitelist evaluator")
+        st.code(event.program, language="python")
+        st.caption(f"→ {event.result}" if event.error is None else f"→ refused or failed: {event.error}")
+    elif isinstance(event, Verification):
+        if event.ok:
+            st.caption(f":material/verified: “{_escape(event.value)}” stands in {', '.join(event.ids)}")
+        else:
+            st.caption(f":material/block: “{_escape(event.value)}” rejected: {_escape(event.reason)}")
+    elif isinstance(event, Refusal):
+        st.info(f"Not in the documents: {event.reason}", icon=":material/search_off:")
     elif isinstance(event, ErrorEvent):
         st.warning(event.message)
 
@@ -116,7 +151,11 @@ def status_label(event: HopEvent) -> str | None:
     if isinstance(event, HopStart):
         return f"Hop {event.hop}: searching {MODALITY_LABEL.get(event.modality, event.modality)} …"
     if isinstance(event, HopEnd):
-        return f"Hop {event.hop}: {len(event.hits)} fragments found, the model is reading …"
+        return f"Hop {event.hop}: {len(event.hits)} fragments found, deciding …"
+    if isinstance(event, Stop):
+        return "Reading the evidence …"
+    if isinstance(event, EvidencePicked):
+        return f"Picked {', '.join(event.ids)}; reading the answer …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

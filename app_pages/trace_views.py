@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.common import render_event
 from rag.trace import RunSummary, load_trace
-from rag.ui_helpers import answer_markdown, events_from_trace, timeline_rows
+from rag.ui_helpers import answer_markdown, events_from_trace, is_reader_step, timeline_rows
 from rag.workspace import Workspace
 
 COLORS = {"AGENT": "#9aa5b1", "RETRIEVER": "#2e9e5b", "LLM": "#d9822b"}
@@ -55,15 +55,22 @@ def summary(run: RunSummary) -> None:
 
 
 def hop_tree(ws: Workspace, spans: list[dict]) -> None:
-    """The run as a tree: one expander per hop holding its search, evidence and model calls."""
+    """The run as a tree: one expander per hop holding its search, evidence and model calls, then the
+    reader's steps (picked evidence, computation, verification) in one of their own."""
     events = events_from_trace(spans)
+    reading = [e for e in events if is_reader_step(e)]
+    picked = frozenset(i["fragment_id"] for e in reading if e.kind == "evidence" for i in e.evidence if i.get("fragment_id"))
     for hop in sorted({e.hop for e in events}):
-        in_hop = [e for e in events if e.hop == hop and e.kind not in ("run_start", "answer")]
+        in_hop = [e for e in events if e.hop == hop and e.kind not in ("run_start", "answer") and not is_reader_step(e)]
         if not in_hop:
             continue
         query = next((e.query for e in in_hop if e.kind == "hop_start"), "")
         with st.expander(f"Hop {hop} · {query}" if hop else "Before the first search"):
             for event in in_hop:
+                render_event(ws, event, picked)
+    if reading:
+        with st.expander("Reader · evidence picked, answer read and checked", expanded=True):
+            for event in reading:
                 render_event(ws, event)
     answer = next((e for e in events if e.kind == "answer"), None)
     if answer:

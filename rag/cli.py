@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     overrides = {"data_dir": Path(args.store)} if args.store else {}
     settings = Settings.from_env(args.preset, **overrides)
+    for assignment in args.set or []:
+        settings.set(*assignment.split("=", 1))
     for name in RETRIEVAL_SWITCHES:
         if getattr(args, name, None) is not None:
             setattr(settings.retrieval, name, getattr(args, name))
@@ -41,6 +43,12 @@ RETRIEVAL_SWITCHES = {
 def _retrieval_switches(p: argparse.ArgumentParser) -> None:
     for name, help in RETRIEVAL_SWITCHES.items():
         p.add_argument(f"--{name.replace('_', '-')}", action=argparse.BooleanOptionalAction, help=help)
+    _set_option(p, default=argparse.SUPPRESS)  # after the command too, without clearing one given before it
+
+
+def _set_option(p: argparse.ArgumentParser, default=None) -> None:
+    p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", default=default,
+                   help="override one setting, e.g. --set reader.verify=false (repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help="data directory (default: $RAG_DATA_DIR or ./data)")
     parser.add_argument("--preset", default="default", help="settings preset")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    _set_option(parser)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
     p = sub.add_parser("ingest", help="parse and index PDF files")
@@ -92,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-hops", type=int)
     p.add_argument("--out", type=Path, help="results folder (default: EVAL_DIR/<mode>)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument("--scoring", default="strict", choices=["strict", "mmlongbench"],
+                   help="which scorer the progress bar and the breakdowns use (both are always computed)")
     p.add_argument("--json", action="store_true")
     _retrieval_switches(p)
     p.set_defaults(func=cmd_eval)
@@ -256,10 +267,10 @@ def cmd_eval(args, settings: Settings) -> int:
         settings.agent.max_hops = args.max_hops
     out = args.out or settings.eval_dir / (f"agent-hops{settings.agent.max_hops}" if args.mode == "agent" else args.mode)
     summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, out, mode=args.mode,
-                               limit=args.limit, resume=args.resume)
+                               limit=args.limit, resume=args.resume, scoring=args.scoring)
     from rag.eval.report import summary_table
 
-    _emit(args, summary, summary_table([summary]) + f"\n\nreport: {out / 'report.md'}")
+    _emit(args, summary, summary_table([summary], args.scoring) + f"\n\nreport: {out / 'report.md'}")
     return 0
 
 

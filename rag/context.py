@@ -1,105 +1,144 @@
-"""What the model reads of a search: the fragments, and with parent pages, their pages' text.
+"""The one context builder: what the model reads of the evidence a run gathered.
 
-MMRAG-DocQA's parent-page idea: a fragment is a pointer into its page, and the page around it
-often holds what the fragment alone lacks (the table's other rows, the paragraph before).
-Pages are excerpted around their fragments within a token budget, and shown in reading order
-(document, then page, as ViDoRAG sorts merged results) so that consecutive pages read on.
+Evidence is numbered (E1 = the best) so the model can point at it and code can check what it says
+against it. It is rendered worst first, so the best evidence stands last, next to the question. The
+builder owns the three things every prompt with document text needs: the numbering, the token budget
+(counted in the model's own tokenizer) and the injection guard (document text is data, and sentences
+addressed to the model are withheld).
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
 
-from llama_index.core.utils import get_tokenizer
+from pydantic import BaseModel
 
 from rag.agent.guard import withhold_instructions
-from rag.records import Hit
+from rag.records import BBox, Hit
 
-_PROBE = re.compile(r"[^|:]{6,}")
+MAX_ITEM_CHARS = 320
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"“(A-Z0-9•–-])")
+_WORDS = re.compile(r"[a-z][a-z0-9'’-]+|\d[\d,.]*%?")
+KIND = {"text": "text", "table": "table row", "image_caption": "figure", "page": "page line", "outline": "outline"}
 
 
-class Context(NamedTuple):
+class EvidenceItem(BaseModel):
+    """One numbered piece of evidence: a sentence group, a table row, a figure, a page line, an outline line."""
+
+    id: str = ""
     text: str
-    pages: list[tuple[str, int]]  # (doc, page) whose text the model reads, in reading order
+    kind: str
+    doc_id: str
+    file: str
+    page: int
+    score: float = 0.0
+    fragment_id: str | None = None
+    bbox: BBox | None = None
 
 
-def render(store, hits: list[Hit], many_files: bool, page_tokens: int = 0) -> Context:
-    """Page excerpts (when page_tokens > 0) for the leading hits, then the fragments they do not hold."""
-    excerpts = page_excerpts(store, hits, page_tokens) if page_tokens > 0 else {}
-    # A paragraph the excerpt holds word for word is not repeated. Table rows are, though the page
-    # text holds them too: a small model answers from the numbered fragments more than from pages.
-    rest = [h for h in hits if h.fragment.modality != "text"
-            or h.fragment.text not in excerpts.get((h.fragment.doc_id, h.fragment.page), "")]
-    files = {(h.fragment.doc_id, h.fragment.page): h.fragment.file for h in hits}
-    return Context(format_pages(excerpts, files, many_files) + format_fragments(rest, many_files), sorted(excerpts))
+class Evidence(BaseModel):
+    items: list[EvidenceItem]
+    many_files: bool = False
+    best_last: bool = False
+
+    def get(self, ids: Iterable[str]) -> list[EvidenceItem]:
+        by_id = {item.id: item for item in self.items}
+        return [by_id[i] for i in ids if i in by_id]
+
+    @property
+    def ids(self) -> list[str]:
+        return [item.id for item in self.items]
+
+    def render(self, items: list[EvidenceItem] | None = None) -> str:
+        """Items as the model reads them, in rank order (or reversed, the best next to the question)."""
+        chosen = self.items if items is None else items
+        lines = [f"[{i.id}] {self._where(i)} {KIND[i.kind]}: {withhold_instructions(i.text)}"
+                 for i in (reversed(chosen) if self.best_last else chosen)]
+        return "\n".join(lines) or "(no evidence found)"
+
+    def _where(self, item: EvidenceItem) -> str:
+        return f"{item.file} p.{item.page}" if self.many_files else f"p.{item.page}"
 
 
-def format_fragments(hits: list[Hit], many_files: bool = False) -> str:
-    """Fragments as quoted data the model can cite by page."""
-    lines = []
-    for n, hit in enumerate(hits, 1):
+def from_hits(hits: list[Hit]) -> list[EvidenceItem]:
+    """Fragments as evidence items: long paragraphs in sentence groups, rows and figures whole."""
+    items = []
+    for hit in hits:
         f = hit.fragment
-        text = withhold_instructions(f.text.replace("</fragments>", ""))
-        lines.append(f'[{n}] {_where(f.file, f.page, many_files)}, {f.modality}, score {hit.score:.2f}: "{text}"')
-    return "<fragments>\n" + "\n".join(lines or ["(nothing found)"]) + "\n</fragments>"
+        pieces = split_text(f.text) if f.modality == "text" else [f.text[: 2 * MAX_ITEM_CHARS]]
+        items += [EvidenceItem(text=p, kind=f.modality, doc_id=f.doc_id, file=f.file, page=f.page, score=hit.score,
+                               fragment_id=f.id, bbox=f.bbox) for p in pieces]
+    return items
 
 
-def format_pages(excerpts: dict[tuple[str, int], str], files: dict, many_files: bool) -> str:
-    if not excerpts:
-        return ""
-    blocks = [
-        f'[{_where(files[key], key[1], many_files)}, page text] "{withhold_instructions(text)}"'
-        for key, text in sorted(excerpts.items())
-    ]
-    return "<fragments>\n" + "\n".join(blocks) + "\n</fragments>\n"
+def page_lines(doc_id: str, file: str, page: int, text: str, score: float = 1.0) -> list[EvidenceItem]:
+    """A page's text as items: its lines, short ones joined, so a question about a page sees all of it."""
+    return [EvidenceItem(text=p, kind="page", doc_id=doc_id, file=file, page=page, score=score)
+            for p in join_short_lines(text.splitlines())]
 
 
-def page_excerpts(store, hits: list[Hit], tokens: int) -> dict[tuple[str, int], str]:
-    """(doc, page) → the page's text around its fragments, best pages first until tokens run out."""
-    order = list(dict.fromkeys((h.fragment.doc_id, h.fragment.page) for h in hits))
-    if not order:
-        return {}
-    per_page = max(tokens // 2, 150)  # at least two pages share the budget
-    texts: dict[tuple[str, int], str] = {}
-    for doc_id in dict.fromkeys(d for d, _ in order):
-        for page, text in store.page_texts(doc_id, [p for d, p in order if d == doc_id]).items():
-            texts[(doc_id, page)] = text
-    tokenize, out = get_tokenizer(), {}
-    for key in order:
-        if key not in texts or tokens < 60:
+def rerank(items: list[EvidenceItem], terms: list[str], k: int = 10) -> list[EvidenceItem]:
+    """Fuse the retrieval's order with how much of the question each item holds (rarer words and
+    numbers count more), by reciprocal rank: the line that names the row and the year asked for
+    comes first, where an embedding alone ranks a neighbouring row as high."""
+    if not terms or not items:
+        return items
+    texts = [{_stem(w) for w in _WORDS.findall(i.text.lower())} for i in items]
+    terms = list(dict.fromkeys(_stem(t) for t in terms))
+    weight = {t: (2.0 if t[0].isdigit() else 1.0) / (1 + sum(t in words for words in texts)) for t in terms}
+    overlap = [sum(w for t, w in weight.items() if t in words) for words in texts]
+    by_overlap = sorted(range(len(items)), key=lambda n: -overlap[n])
+    fused = {n: 1 / (k + n) for n in range(len(items))}
+    for rank, n in enumerate(by_overlap):
+        fused[n] += 1 / (k + rank)
+    return [items[n] for n in sorted(fused, key=lambda n: -fused[n])]
+
+
+def _stem(word: str) -> str:
+    word = word.removesuffix("'s").removesuffix("’s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def build(items: list[EvidenceItem], count_tokens: Callable[[str], int], budget: int,
+          many_files: bool = False, best_last: bool = False) -> Evidence:
+    """Number the items in rank order (duplicates dropped) until the token budget is spent."""
+    kept, seen = [], set()
+    for item in items:
+        key = " ".join(item.text.lower().split())
+        if not key or key in seen:
             continue
-        anchors = [h.fragment.text for h in hits if (h.fragment.doc_id, h.fragment.page) == key]
-        allowed = min(per_page, tokens)
-        excerpt = excerpt_around(texts[key], anchors, allowed * 4)
-        used = len(tokenize(excerpt))
-        if used > allowed:  # dense numbers take more tokens per character than prose
-            excerpt = excerpt_around(texts[key], anchors, len(excerpt) * allowed // used)
-            used = len(tokenize(excerpt))
-        out[key] = excerpt
-        tokens -= used + 10
-    return out
+        cost = count_tokens(item.text) + 8  # the id, page and kind in front of it
+        if cost > budget:
+            break
+        budget -= cost
+        seen.add(key)
+        kept.append(item.model_copy(update={"id": f"E{len(kept) + 1}"}))
+    return Evidence(items=kept, many_files=many_files, best_last=best_last)
 
 
-def excerpt_around(text: str, anchors: list[str], chars: int) -> str:
-    """A window of the page text, centred on where its best fragment sits in it."""
-    if len(text) <= chars:
-        return text
-    at = next((i for a in anchors if (i := _find(text, a)) is not None), 0)
-    start = max(0, min(at - chars // 3, len(text) - chars))
-    start = text.rfind("\n", 0, start) + 1 if start else 0
-    window = text[start : start + chars]
-    return ("… " if start else "") + window + (" …" if start + chars < len(text) else "")
+def split_text(text: str, limit: int = MAX_ITEM_CHARS) -> list[str]:
+    sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+    pieces, current = [], ""
+    for sentence in sentences:
+        if current and len(current) + len(sentence) + 1 > limit:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return [p if len(p) <= 2 * limit else p[: 2 * limit] + " …" for p in pieces]
 
 
-def _find(text: str, fragment: str) -> int | None:
-    """Where a fragment's words stand in its page: its opening, or for a table row, a cell."""
-    for probe in [fragment[:60], *_PROBE.findall(fragment)]:
-        probe = probe.strip()
-        if len(probe) >= 6 and (i := text.find(probe)) >= 0:
-            return i
-    return None
-
-
-def _where(file: str, page: int, many_files: bool) -> str:
-    return f"{file} p.{page}" if many_files else f"p.{page}"
+def join_short_lines(lines: list[str], short: int = 40, limit: int = 200) -> list[str]:
+    out, current = [], ""
+    for line in (ln.strip() for ln in lines):
+        if not line:
+            continue
+        if current and (len(current) >= short or len(current) + len(line) > limit):
+            out.append(current)
+            current = ""
+        current = f"{current} {line}".strip()
+    if current:
+        out.append(current)
+    return [p[:MAX_ITEM_CHARS] for p in out]

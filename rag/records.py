@@ -123,7 +123,7 @@ class SearchResult(BaseModel):
     """One retrieval call: the route taken, the merged hits and where the time went."""
 
     query: str
-    route: list[Modality]
+    route: list[str]  # the modalities searched, or another source ("outline", "plain text", "gold pages")
     hits: list[Hit]
     per_collection: dict[str, list[Hit]] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)

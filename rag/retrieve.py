@@ -277,6 +277,19 @@ class Retriever:
                 out.append(hit.model_copy(update={"rank": r.score}))
         return out
 
+    def named_pages(self, question: str, doc_ids: list[str] | None = None) -> list[tuple[str, int]]:
+        """(doc id, page) for each page the question names, in the documents searched."""
+        refs = referenced_pages(question)
+        if not refs:
+            return []
+        prefixes = {d.doc_id[:16]: d.doc_id for d in self.store.documents()}
+        out = []
+        for pid in self._named_pages(refs, self._scope(doc_ids)):
+            prefix, _, page = pid.split(":")
+            if prefix in prefixes:
+                out.append((prefixes[prefix], int(page)))
+        return list(dict.fromkeys(out))
+
     def _named_pages(self, refs: list[int], scope: Scope) -> list[str]:
         """Page ids for page numbers: the printed number first, then the position in the file."""
         visible = set(scope.ready if scope.allowed is None else scope.allowed)

@@ -72,14 +72,46 @@ class AgentSettings(BaseModel):
     # The paper retries hops scoring under 0.75; MiniLM cosines of relevant passages sit around
     # 0.4-0.7, so the default preset uses a threshold calibrated for it (the paper preset keeps 0.75).
     low_score: float = 0.45
-    # "react": the model's own decision to answer is the self-check (no extra call);
-    # "llm": an explicit yes/no call after each hop, as in the paper.
-    sufficiency_check: Literal["react", "llm"] = "react"
+    # "coverage": the evidence holds (nearly) every content word of the question (code, no call);
+    # "react": the model's own word in its ReAct step; "llm": an explicit yes/no call, as in the paper.
+    sufficiency_check: Literal["coverage", "react", "llm"] = "coverage"
+    coverage: float = 0.8
     # A whole answer; the local model on a busy 2-core machine needs minutes, not seconds.
     timeout_s: float = 240.0
     # Longer questions are refused: the ReAct prompt must hold the question and the fragments
     # within the token budget and the model's context window (2,000 characters ≈ 500 tokens).
     max_question_chars: int = 2000
+
+
+class ReaderSettings(BaseModel):
+    """How evidence becomes an answer (rag/agent/reader.py); each step can be switched off for ablations."""
+
+    # How much numbered evidence the model picks from, in its own tokens: every token is read on a CPU.
+    evidence_tokens: int = 400
+    # Fragments reordered by how much of the question they hold, fused with the retrieval's order.
+    rerank: bool = True
+    # The best evidence next to the question (last) or first; the 1.5B model picks better with it first.
+    best_last: bool = False
+    # Lines picked for lists and computations (one for everything else).
+    max_picks: int = 3
+    # A number question is a multiple choice among this many numbers of the evidence, each shown with
+    # its row and column or the words around it (0: pick a line, then a number in it).
+    max_options: int = 20
+    # Pages the question names, and for questions about the document's structure its outline.
+    outline: bool = True
+    outline_lines: int = 60
+    # Answers typed from the question (number, list, yes/no, one of its options); off: all free text.
+    typed: bool = True
+    # A number asked of a table row is the cell in the column the question names, chosen by code.
+    table_cells: bool = True
+    # Arithmetic questions are answered by a program over evidence values.
+    compute: bool = True
+    # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
+    verify: bool = True
+    # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.
+    refuse_unnamed: bool = True
+    # Refused when no evidence is this similar to the question (cosine; calibrated on dev, see README).
+    min_score: float = 0.0
 
 
 class LLMSettings(BaseModel):
@@ -104,7 +136,20 @@ class Settings(BaseModel):
     store: StoreSettings = Field(default_factory=StoreSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    reader: ReaderSettings = Field(default_factory=ReaderSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    def set(self, path: str, value: str) -> None:
+        """One setting by its dotted name ("reader.verify", "agent.max_hops"), from text, validated."""
+        from pydantic import TypeAdapter
+
+        *parents, name = path.split(".")
+        target = self
+        for part in parents:
+            target = getattr(target, part)
+        if name not in type(target).model_fields:
+            raise ValueError(f"unknown setting {path!r}")
+        setattr(target, name, TypeAdapter(type(target).model_fields[name].annotation).validate_python(value))
 
     @classmethod
     def from_env(cls, preset: str = "default", **overrides) -> Settings:

@@ -13,9 +13,22 @@ import threading
 from pathlib import Path
 
 import numpy as np
-from llama_index.core.schema import BaseNode
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.retrievers.bm25 import BM25Retriever
+
+
+class _Matching(BaseRetriever):
+    """BM25 hits that match the query and belong to the allowed documents: bm25s fills its top-k with
+    zero-score (masked) documents when fewer than k match, which would leak other documents in."""
+
+    def __init__(self, bm25: BM25Retriever, allowed: set[str]) -> None:
+        super().__init__()
+        self._bm25, self._allowed = bm25, allowed
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [r for r in self._bm25.retrieve(query_bundle) if (r.score or 0) > 0 and r.node.ref_doc_id in self._allowed]
 
 
 def fingerprint(doc_ids: list[str]) -> str:
@@ -33,7 +46,7 @@ class SparseIndex:
         self._bm25: BM25Retriever | None = None
         self._doc_of: np.ndarray = np.array([])
 
-    def retriever(self, ready: list[str], allowed: list[str] | None, k: int) -> BM25Retriever | None:
+    def retriever(self, ready: list[str], allowed: list[str] | None, k: int) -> BaseRetriever | None:
         """A BM25 retriever over the ready documents, limited to the allowed ones."""
         base, doc_of = self._current(ready)
         if base is None:
@@ -41,8 +54,9 @@ class SparseIndex:
         mask = np.isin(doc_of, allowed if allowed is not None else ready)
         if not mask.any():
             return None
-        return BM25Retriever(existing_bm25=base.bm25, similarity_top_k=min(k, len(doc_of)),
+        bm25 = BM25Retriever(existing_bm25=base.bm25, similarity_top_k=min(k, int(mask.sum())),
                              corpus_weight_mask=mask.astype(int).tolist())
+        return _Matching(bm25, set(allowed if allowed is not None else ready))
 
     def _current(self, ready: list[str]) -> tuple[BM25Retriever | None, np.ndarray]:
         key = fingerprint(ready)

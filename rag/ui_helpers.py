@@ -19,16 +19,6 @@ HIGHLIGHT = (0.9, 0.1, 0.1)
 EVENT_TYPES = {cls.model_fields["kind"].default: cls for cls in HopEvent.__subclasses__()}
 
 
-def parse_table_row(text: str) -> tuple[list[str], list[str]]:
-    """A table fragment "H1: v1 | H2: v2 | v3" as (header, values); unlabelled cells get ""."""
-    header, values = [], []
-    for cell in text.split(" | "):
-        name, sep, value = cell.partition(": ")
-        header.append(name if sep else "")
-        values.append(value if sep else cell)
-    return header, values
-
-
 def answer_markdown(answer: str) -> str:
     """The answer as Streamlit markdown: literal dollar signs, a red badge for <missing>."""
     return answer.replace("$", r"\$").replace("<missing>", MISSING_BADGE)
@@ -58,6 +48,15 @@ def events_from_trace(spans: list[dict]) -> list[HopEvent]:
             for s in spans if s.get("event", {}).get("kind") in EVENT_TYPES]
 
 
+READER_KINDS = {"evidence", "compute", "verify", "refuse"}
+
+
+def is_reader_step(event) -> bool:
+    """The reader's events, and its model calls (their purpose names the reader's job)."""
+    kind, purpose = (event["kind"], event.get("purpose")) if isinstance(event, dict) else (event.kind, getattr(event, "purpose", None))
+    return kind in READER_KINDS or (kind == "llm" and purpose not in (None, "react", "paraphrase", "sufficiency"))
+
+
 def timeline_rows(spans: list[dict]) -> list[dict]:
     """The spans that take time, as bars: hop label, kind, start and length in ms from the run's start."""
     events = [s["event"] for s in spans if "event" in s]
@@ -72,7 +71,8 @@ def timeline_rows(spans: list[dict]) -> list[dict]:
         elif e["kind"] == "hop_end":
             rows.append(_bar(f"hop {e['hop']}", "RETRIEVER", f"{e['modality']}: {e['query']}", t0, e["t_start"], end))
         elif e["kind"] in ("llm", "paraphrase") and end > e["t_start"]:
-            rows.append(_bar(f"hop {e['hop']}", "LLM", e.get("purpose", e["kind"]), t0, e["t_start"], end))
+            lane = "reader" if is_reader_step(e) else f"hop {e['hop']}"
+            rows.append(_bar(lane, "LLM", e.get("purpose", e["kind"]), t0, e["t_start"], end))
     return rows
 
 

@@ -12,11 +12,10 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePath
 
-from rag.context import Context, render
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for, parse_pdf
 from rag.ingest.pdf import unlocked_copy
-from rag.records import Hit, IngestReport, ParsedDocument, SearchResult
+from rag.records import IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
 from rag.store import Store
@@ -97,21 +96,11 @@ class Workspace:
 
         return describe(self.settings)
 
-    def ask(self, question: str, memory=None, doc_ids=None, on_event=None):
+    def ask(self, question: str, memory=None, doc_ids=None, on_event=None, mode: str = "agent"):
         from rag.agent.run import ask
 
         return ask(self, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=self.settings.trace_dir,
-                   on_event=on_event, model_name=self.llm_name)
-
-    @property
-    def page_tokens(self) -> int:
-        """How much page text the model reads beside the fragments (none without parent pages)."""
-        retrieval = self.settings.retrieval
-        return retrieval.page_context_tokens if retrieval.parent_page else 0
-
-    def context(self, hits: list[Hit], many_files: bool = False) -> Context:
-        """What the model reads of these hits: their pages' text around them, then the fragments."""
-        return render(self.store, hits, many_files, self.page_tokens)
+                   on_event=on_event, model_name=self.llm_name, mode=mode)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None,
                doc_ids: list[str] | None = None) -> SearchResult:

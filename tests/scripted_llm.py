@@ -7,6 +7,8 @@ quality is never tested with it: the end-to-end tests run the real local model.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
@@ -14,7 +16,7 @@ from pydantic import Field
 
 
 class ScriptedLLM(CustomLLM):
-    replies: list[str | Exception]
+    replies: list[str | Exception | Callable[[str], str]]
     prompts: list[str] = Field(default_factory=list)
 
     @property
@@ -28,6 +30,8 @@ class ScriptedLLM(CustomLLM):
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
+        if callable(reply):  # a reply that depends on what the prompt shows (e.g. copying from evidence)
+            reply = reply(prompt)
         return CompletionResponse(text=reply, raw={"usage": {"prompt_tokens": len(prompt) // 4,
                                                              "completion_tokens": len(reply) // 4}})
 
@@ -39,5 +43,10 @@ def action(tool: str, query: str, thought: str = "I need more.") -> str:
     return f'Thought: {thought}\nAction: {tool}\nAction Input: {{"query": "{query}"}}'
 
 
-def answer(text: str) -> str:
-    return f"Thought: I can answer now.\nAnswer: {text}"
+def evidence_line(prompt: str, ident: str) -> str:
+    """The text of evidence line `ident` as the prompt shows it."""
+    return re.search(rf"^\[{ident}\] [^:]*: (.*)$", prompt, re.M).group(1)
+
+
+def done() -> str:
+    return "Thought: The evidence covers the question.\nAnswer: done"

@@ -1,123 +1,206 @@
-"""The agent's control flow on a real store, driven by a scripted LLM (see scripted_llm.py)."""
+"""The agent's control flow on a real store, driven by a scripted LLM (see scripted_llm.py).
+
+These tests check which step runs when — hops, stop rules, the ReAct step, the reader's pick, read,
+verification and refusal — never answer quality: that is tests/test_reader_real.py, with the real model.
+"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from rag.agent.events import AnswerEvent, HopEnd, Paraphrase, Stop
+from rag.agent.events import (
+    AnswerEvent,
+    Computation,
+    EvidencePicked,
+    HopEnd,
+    LLMCall,
+    Paraphrase,
+    Refusal,
+    Stop,
+    Verification,
+)
 from rag.agent.run import ask
 from rag.trace import list_runs, load_trace
-from scripted_llm import ScriptedLLM, action, answer
+from rag.agent.reader import numbers_written
+from scripted_llm import ScriptedLLM, action, done, evidence_line
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
+
+
+def pick(ident: str) -> str:
+    return json.dumps({"id": ident})
+
+
+def read(answer: str | None = None, evidence_id: str = "E1"):
+    """A read reply: the given answer, or by default the first words of the line it cites."""
+    if answer is not None:
+        return json.dumps({"id": evidence_id, "answer": answer})
+    return lambda prompt: json.dumps({"id": evidence_id,
+                                      "answer": " ".join(evidence_line(prompt, evidence_id).split()[:3])})
 
 
 @pytest.fixture
 def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
     original = pew_workspace.settings.agent
-    retrieval = pew_workspace.settings.retrieval
-    parent_page_was, page_tokens_was = retrieval.parent_page, retrieval.page_context_tokens
 
-    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, page_tokens=0, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
-        # Fragments alone by default: the hop and token arithmetic below is about control flow.
-        retrieval.parent_page, retrieval.page_context_tokens = parent_page, page_tokens
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
-        result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
-                     on_event=events.append)
+        result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs", on_event=events.append)
         return result, events, llm
 
     yield go
     pew_workspace.settings.agent = original
-    retrieval.parent_page, retrieval.page_context_tokens = parent_page_was, page_tokens_was
 
 
 def kinds(events, kind):
     return [e for e in events if isinstance(e, kind)]
 
 
-def test_answer_after_the_initial_retrieval_cites_its_page(run):
-    result, events, llm = run([answer("Most expect their children to be better off [p. 5].")])
-    assert result.stop_reason == "answered" and len(result.hops) == 1
-    assert result.hops[0].modality == "auto" and result.hops[0].fragments
-    assert result.citations[0]["page"] == 5 and result.citations[0]["file"] == "PH_2016.06.08_Economy-Final.pdf"
-    assert "better off" in result.answer and not result.answer.startswith("Answer:")
-    assert "<fragments>" in llm.prompts[0] and "Action Input: {\"query\"" in llm.prompts[0]
-    assert "Tool Args" not in llm.prompts[0], "no JSON schema for small models to copy"
+def evidence_text(events, ident: str) -> str:
+    picked = kinds(events, EvidencePicked)[0]
+    return next(e["text"] for e in picked.evidence if e["id"] == ident)
 
 
-def test_with_parent_pages_the_model_reads_the_page_text_around_the_fragments(run):
-    _, _, llm = run([answer("Better off [p. 5].")], parent_page=True, page_tokens=1200)
-    prompt = llm.prompts[0]
-    assert "p.5, page text]" in prompt
-    page_block = prompt[prompt.index("p.5, page text]"):].split("\n[", 1)[0]
-    assert len(page_block) > 400, "more than the fragment: the page around it"
+def test_covered_question_is_read_after_one_hop_and_cites_its_evidence(run):
+    result, events, llm = run([pick("E1"), read()])
+    assert [s.reason for s in kinds(events, Stop)] == ["sufficient"], "coverage: no ReAct step needed"
+    assert len(result.hops) == 1 and result.hops[0].modality == "auto"
+    [picked] = kinds(events, EvidencePicked)
+    assert picked.ids == ["E1"] and picked.evidence[0]["text"]
+    first_words = " ".join(picked.evidence[0]["text"].split()[:3])
+    assert result.answer.startswith(f"{first_words} [p. ") and result.picked == ["E1"]
+    assert result.citations[0]["page"] == picked.evidence[0]["page"]
+    assert [c.purpose for c in kinds(events, LLMCall)] == ["pick evidence", "read answer"]
+    assert "[E1]" in llm.prompts[0] and QUESTION in llm.prompts[0]
 
 
-def test_hop_event_arrives_before_any_llm_call(run):
-    _, events, _ = run([answer("x [p. 5]")])
+def test_the_first_hop_arrives_before_any_llm_call(run):
+    _, events, _ = run([pick("E1"), read()])
     order = [type(e).__name__ for e in events]
     assert order.index("HopStart") < order.index("HopEnd") < order.index("LLMCall")
     assert isinstance(events[-1], AnswerEvent)
 
 
-def test_hop_cap_stops_and_forces_an_answer(run):
-    replies = [action("TableSearch", "share of Latinos expecting upward mobility"),
-               action("TextSearch", "children better off"),  # told to answer; searches anyway
-               "From the fragments: better off [p. 5]"]
-    result, events, llm = run(replies, max_hops=2)
-    assert len(result.hops) == 2 and result.stop_reason == "hop_cap"
+def test_react_step_searches_again_then_the_hop_cap_stops(run):
+    replies = [action("TableSearch", "share of Latinos expecting upward mobility"), pick("E1"), read()]
+    result, events, llm = run(replies, max_hops=2, sufficiency_check="react")
+    assert len(result.hops) == 2 and result.hops[1].modality == "table"
     assert [s.reason for s in kinds(events, Stop)] == ["hop_cap"]
-    assert "No more searches: hop cap" in llm.prompts[1]
-    assert llm.prompts[2].startswith("Answer the question using only the fragments below")
-    assert result.answer == "From the fragments: better off [p. 5]"
+    assert llm.prompts[0].count("Action Input") >= 2 and "Observation" in llm.prompts[0]
+    assert "Words of the question not found" in llm.prompts[0]
+
+
+def test_the_react_step_never_asks_for_the_answer(run):
+    _, _, llm = run([done(), pick("E1"), read()], sufficiency_check="react")
+    assert "Answer: done" in llm.prompts[0] and "not in the documents" not in llm.prompts[0].lower()
+
+
+def test_model_saying_done_is_the_sufficiency_self_check(run):
+    result, events, _ = run([done(), pick("E1"), read()], sufficiency_check="react")
+    assert result.stop_reason == "sufficient" and len(result.hops) == 1
 
 
 def test_a_hop_with_no_new_fragment_stops_the_search(run):
-    replies = [action("TextSearch", "upward mobility children"), action("TextSearch", "upward mobility children"),
-               answer("They expect better [p. 5].")]
-    result, events, _ = run(replies, max_hops=5)
-    assert len(result.hops) == 3 and result.stop_reason == "no_new_fragments"
+    replies = [action("TextSearch", QUESTION), action("TextSearch", QUESTION), pick("E1"), read()]
+    result, events, _ = run(replies, max_hops=5, sufficiency_check="react")
+    assert result.stop_reason == "no_new_fragments" and len(result.hops) == 3
     assert kinds(events, HopEnd)[-1].new_ids == []
 
 
-def test_token_budget_stops_before_the_model_sees_too_much(run):
-    result, events, llm = run(["Better off [p. 5]"], token_budget=300)
+def test_token_budget_stops_the_search(run):
+    result, _, _ = run([pick("E1"), read()], token_budget=50, sufficiency_check="react")
     assert result.stop_reason == "token_budget" and len(result.hops) == 1
-    assert llm.prompts[0].startswith("Answer the question using only the fragments below")
-    assert len(llm.prompts[0]) < 300 * 4 + 800
+
+
+def test_llm_sufficiency_check_as_in_the_paper(run):
+    result, events, llm = run(["yes", pick("E1"), read()], sufficiency_check="llm")
+    assert result.stop_reason == "sufficient" and "Reply yes or no" in llm.prompts[0]
 
 
 def test_low_scores_are_retried_once_with_a_paraphrase(run):
-    replies = ["Latino parents' expectations for their kids' finances", answer("x [p. 5]")]
+    replies = ["Latino parents' expectations for their kids' finances", pick("E1"), read()]
     result, events, llm = run(replies, low_score=0.99)
     [para] = kinds(events, Paraphrase)
     assert para.original == QUESTION and para.paraphrased.startswith("Latino parents")
-    assert llm.prompts[0].startswith("Rewrite this search query")
-    assert len(result.hops) == 1
+    assert "Rewrite this search query" in llm.prompts[0]
 
 
-def test_sufficiency_self_check_stops_when_the_model_says_yes(run):
-    replies = ["yes", answer("x [p. 5]")]
-    result, events, llm = run(replies, sufficiency_check="llm", max_hops=3)
-    assert result.stop_reason == "sufficient" and llm.prompts[0].rstrip().endswith("Reply:")
+def test_unparseable_react_output_is_retried_then_the_reader_still_answers(run):
+    replies = ["Thought: I will search\nAction: TextSearch", "Thought: again\nAction: Nowhere\nAction Input: {}",
+               pick("E1"), read()]
+    result, events, llm = run(replies, sufficiency_check="react")
+    assert result.stop_reason == "unparseable" and "did not follow the format" in llm.prompts[1]
+    assert result.answer and not result.not_found
 
 
-def test_missing_parts_are_marked(run):
-    result, _, _ = run([answer("72% expect better [p. 5]; the 2030 figure is <missing>.")])
-    assert result.missing
+def test_picked_ids_are_never_outside_the_evidence(run):
+    # A model (or server) replying with ids that do not exist gets nothing picked, and a refusal.
+    result, events, _ = run([pick("E99"), pick("E77")])
+    assert kinds(events, EvidencePicked)[0].ids == []
+    assert result.not_found and result.short_answer == "Not answerable"
 
 
-def test_unparseable_output_is_retried_then_answered_from_fragments(run):
-    replies = ["Thought: I will search\nAction: TextSearch", "Thought: again\nAction: TextSearch\nAction Input: {query:",
-               "Better off [p. 5]"]
+def test_an_answer_not_in_the_evidence_is_retried_then_the_next_evidence_then_refused(run):
+    replies = [pick("E1"), read("85% in 2030"), read("85% in 2030"),  # retry told it is not in the evidence
+               pick("E2"), read("nowhere said"), read("nowhere said")]
     result, events, llm = run(replies)
-    assert result.stop_reason == "unparseable"
-    assert "did not follow the format" in llm.prompts[1]
-    assert result.answer == "Better off [p. 5]"
+    verdicts = kinds(events, Verification)
+    assert [v.ok for v in verdicts] == [False, False] and "does not occur" in verdicts[0].reason
+    assert "is not written in the evidence" in llm.prompts[2]
+    assert "Do not pick E1" in llm.prompts[3]
+    assert result.not_found and kinds(events, Refusal)
+
+
+def test_refusal_when_the_question_names_what_the_documents_never_mention(run):
+    result, events, llm = run([], question="How do Latinos see upward mobility in the 2031 survey by HAQ?")
+    [refusal] = kinds(events, Refusal)
+    assert "2031" in refusal.reason and "HAQ" in refusal.reason
+    assert result.not_found and llm.prompts == [], "code refuses: no model call"
+
+
+GAP = "What is the gap between the shares of Latinos who expect their children to be better off and less well off?"
+
+
+def program_over(ident: str, expression: str = "a - b"):
+    """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
+    def reply(prompt: str) -> str:
+        first, second = numbers_written(evidence_line(prompt, ident))[:2]
+        return json.dumps({"values": [{"name": "a", "value": first}, {"name": "b", "value": second}],
+                           "expression": expression})
+    return reply
+
+
+def test_computation_runs_a_program_over_values_named_from_the_evidence(run):
+    result, events, llm = run([pick("E1"), pick("none"), program_over("E1")], question=GAP, coverage=0.0)
+    [computation] = kinds(events, Computation)
+    a, b = [float(line.split("=")[1].split("#")[0]) for line in computation.program.splitlines()[:2]]
+    assert computation.error is None and float(computation.result) == pytest.approx(a - b)
+    assert computation.program.splitlines()[-1] == "ans = a - b" and "# E1" in computation.program
+    assert result.short_answer == computation.result and result.program == computation.program
+    assert '"a - b"' in llm.prompts[-1], "the prompt shows the form of an expression, not a value to copy"
+
+
+def test_an_expression_with_numbers_not_in_the_evidence_is_not_an_answer(run):
+    invented = [program_over(ident, "a - 123457") for ident in ("E1", "E1", "E2", "E2")]
+    replies = [pick("E1"), pick("none"), *invented[:2], pick("E2"), pick("none"), *invented[2:]]
+    result, events, _ = run(replies, question=GAP, coverage=0.0)
+    verdicts = kinds(events, Verification)
+    assert [v.ok for v in verdicts] == [False, False] and "123457" in verdicts[0].reason
+    assert result.not_found
+
+
+def test_a_refused_expression_is_reported_and_retried(run):
+    replies = [pick("E1"), pick("none"), program_over("E1", "__import__('os')"), program_over("E1")]
+    result, events, llm = run(replies, question=GAP, coverage=0.0)
+    first, second = kinds(events, Computation)
+    assert first.error and "not allowed" in first.error and second.error is None
+    assert "previous expression failed" in llm.prompts[-1] and not result.not_found
 
 
 def test_a_failing_model_gives_an_answer_that_says_so(run):
@@ -130,40 +213,30 @@ def test_follow_up_questions_see_earlier_turns(run):
     from llama_index.core.memory import Memory
 
     memory = Memory.from_defaults(session_id="t")
-    run([answer("They expect their children to be better off [p. 5].")], memory=memory)
-    _, _, llm = run([answer("Yes [p. 5].")], question="And what about their own finances?", memory=memory)
-    assert QUESTION in llm.prompts[0] and "better off [p. 5]" in llm.prompts[0]
+    run([pick("E1"), read()], memory=memory)
+    _, _, llm = run([done(), pick("E1"), read()], question="And what about their own finances?",
+                    memory=memory, sufficiency_check="react")
+    assert QUESTION in llm.prompts[0] and "[p." in llm.prompts[0]
 
 
-def test_the_trace_holds_every_hop_and_loads_back(run, tmp_path):
-    result, events, _ = run([action("TableSearch", "mobility"), answer("x [p. 5]")])
+def test_the_trace_holds_every_step_and_loads_back(run, tmp_path):
+    result, events, _ = run([action("TableSearch", "mobility"), pick("E1"), read()],
+                            sufficiency_check="react", max_hops=2)
     spans = load_trace(result.trace)
     assert [s["kind"] for s in spans] == [e.kind for e in events]
+    assert {"evidence", "verify", "answer"} <= {s["kind"] for s in spans}
     retrievers = [s for s in spans if s["span_kind"] == "RETRIEVER"]
     assert len(retrievers) == len(result.hops) == 2
     doc = retrievers[0]["attributes"]["retrieval.documents"][0]
     assert {"document.id", "document.content", "document.score", "document.metadata"} <= set(doc)
-    assert all(s["start_time"] and s["end_time"] for s in spans)
     [summary] = list_runs(tmp_path / "logs")
     assert summary.run_id == result.run_id and summary.hops == 2 and summary.status == "done"
-
-
-def test_an_answer_without_page_marks_gets_the_pages_holding_its_facts(run):
-    result, _, _ = run([answer("72% say their children will be better off financially.")])
-    assert result.citations and result.answer.endswith(f"[p. {result.citations[0]['page']}]")
-    page_text = " ".join(f["text"] for h in result.hops for f in h.fragments if f["page"] == result.citations[0]["page"])
-    assert "72%" in page_text
-
-
-def test_not_in_the_documents_is_left_uncited(run):
-    result, _, _ = run([answer("not in the documents")], question="What is the capital of Peru?")
-    assert result.not_found and result.citations == [] and "[p." not in result.answer
 
 
 def test_a_run_over_its_deadline_says_so(run, monkeypatch):
     import time as _time
 
-    slow = ScriptedLLM(replies=[answer("x")])
+    slow = ScriptedLLM(replies=[pick("E1")])
     monkeypatch.setattr(type(slow), "complete", lambda self, *a, **k: _time.sleep(3))
     result, _, _ = run([], timeout_s=1.0, llm=slow)
     assert result.error == "no answer within 1 s" and "language model failed" in result.answer

@@ -14,7 +14,8 @@ from scripted_llm import ScriptedLLM, answer
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import workspace
-from rag.ui_helpers import answer_markdown, crop_png, page_png, parse_table_row
+from rag.ingest.tables import parse_row
+from rag.ui_helpers import answer_markdown, crop_png, page_png
 
 QUESTION = "How do Latinos see their personal finances?"
 PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
@@ -232,8 +233,8 @@ def test_a_trace_link_outside_the_app_folders_is_refused(pew_ws, tmp_path):
 
 
 def test_table_row_fragment_parses_into_header_and_values():
-    assert parse_table_row("Year: 2014 | Hispanics: 40% | 55%") == (["Year", "Hispanics", ""], ["2014", "40%", "55%"])
-    assert parse_table_row("Note: a: b") == (["Note"], ["a: b"])
+    assert parse_row("Year: 2014 | Hispanics: 40% | 55%") == (["Year", "Hispanics", ""], ["2014", "40%", "55%"])
+    assert parse_row("Note: a: b") == (["Note"], ["a: b"])
 
 
 def test_answer_markdown_marks_missing_and_keeps_dollars():

@@ -15,7 +15,8 @@ from llama_index.core.workflow import Event
 from rag.records import Hit
 
 EventKind = Literal[
-    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "error", "answer"
+    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "evidence", "compute", "verify",
+    "refuse", "error", "answer",
 ]
 
 
@@ -58,6 +59,7 @@ class HopEnd(HopEvent):
 class LLMCall(HopEvent):
     kind: EventKind = "llm"
     purpose: str = "react"
+    constraint: str = ""  # for JSON replies: grammar, json_schema, json_object or prompt
     llm_ms: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -76,12 +78,52 @@ class Paraphrase(HopEvent):
     best_score: float
 
 
+StopReason = Literal["hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "single_pass",
+                     "error"]
+
+
 class Stop(HopEvent):
+    """The search ended: why, by the stop rules (or a failure); the reader takes over."""
+
     kind: EventKind = "stop"
-    reason: Literal[
-        "answered", "hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "error"
-    ]
+    reason: StopReason
     detail: str = ""
+
+
+class EvidencePicked(HopEvent):
+    """The reader's first job: the evidence ids the model chose to answer from."""
+
+    kind: EventKind = "evidence"
+    ids: list[str]
+    evidence: list[dict] = Field(default_factory=list)
+    attempt: int = 1
+
+
+class Computation(HopEvent):
+    """A program the model wrote over evidence values, and what the whitelist evaluator made of it."""
+
+    kind: EventKind = "compute"
+    program: str
+    result: str | None = None
+    error: str | None = None
+
+
+class Verification(HopEvent):
+    """Whether the answer stands in the evidence it cites."""
+
+    kind: EventKind = "verify"
+    ok: bool
+    value: str = ""
+    ids: list[str] = Field(default_factory=list)
+    reason: str = ""
+    attempt: int = 1
+
+
+class Refusal(HopEvent):
+    """Code decided the documents do not answer the question, and why."""
+
+    kind: EventKind = "refuse"
+    reason: str
 
 
 class ErrorEvent(HopEvent):
@@ -92,6 +134,10 @@ class ErrorEvent(HopEvent):
 class AnswerEvent(HopEvent):
     kind: EventKind = "answer"
     answer: str
+    short_answer: str = ""
+    answer_type: str = ""
     citations: list[dict] = Field(default_factory=list)
+    picked: list[str] = Field(default_factory=list)
+    program: str | None = None
     missing: bool = False
     stop_reason: str | None = None

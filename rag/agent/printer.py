@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import sys
 
-from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, HopStart, LLMCall, Paraphrase, Stop, Thought
+from rag.agent.events import (
+    AnswerEvent,
+    Computation,
+    ErrorEvent,
+    EvidencePicked,
+    HopEnd,
+    HopEvent,
+    HopStart,
+    LLMCall,
+    Paraphrase,
+    Refusal,
+    Stop,
+    Thought,
+    Verification,
+)
 
 
 def print_event(event: HopEvent, out=sys.stdout) -> None:
@@ -29,6 +43,16 @@ def _line(e: HopEvent) -> str | None:
         return f"  ↻ low scores ({e.best_score:.2f}); retrying as “{e.paraphrased}”"
     if isinstance(e, Stop):
         return f"■ stop: {e.reason.replace('_', ' ')}" + (f" ({e.detail[:120]})" if e.detail else "")
+    if isinstance(e, EvidencePicked):
+        rows = [f"  ★ {x['id']} p.{x['page']:<3} {x['text'][:100]}" for x in e.evidence]
+        return "\n".join([f"  picked evidence: {', '.join(e.ids) or 'none'}", *rows])
+    if isinstance(e, Computation):
+        body = "\n".join(f"    {line}" for line in e.program.splitlines())
+        return f"  ⚙ program:\n{body}\n    → {e.result if e.error is None else 'error: ' + e.error}"
+    if isinstance(e, Verification):
+        return f"  {'✓' if e.ok else '✗'} {e.value!r} {'stands in' if e.ok else 'rejected:'} {', '.join(e.ids) if e.ok else e.reason}"
+    if isinstance(e, Refusal):
+        return f"  ⊘ not in the documents: {e.reason}"
     if isinstance(e, ErrorEvent):
         return f"✗ {e.message}"
     if isinstance(e, AnswerEvent):

@@ -1,207 +1,190 @@
-"""LlamaIndex's workflow ReActAgent with the paper's hop rules.
+"""The agent as a LlamaIndex workflow: search hop by hop (ReAct), then read.
 
-The flow: an initial retrieval through the modality router, then Thought → Action →
-Observation hops. After each hop the stop rules run in the paper's order — hop cap, a
-hop with no new fragment, the sufficiency self-check, the input-token budget. A stopped
-run gets one more ReAct step told to answer (it reuses the model's prompt cache); if the
-model still will not answer, or its output cannot be parsed twice, the answer is written
-from the fragments already retrieved.
+    start → search ⇄ decide → read → stop
+
+`search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py);
+when none fires, one ReAct step (Thought → Action → Action Input, LlamaIndex's formatter and parser)
+chooses the next tool and query. The model is never asked to answer here: when the search stops,
+`read` hands the gathered evidence to the reader (rag/agent/reader.py), which writes the answer.
+The same workflow serves every evaluation mode: `single-pass` reads after the first hop, and
+`text-only` / `oracle` only swap the first hop's search.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from typing import Any
+from collections.abc import Callable
 
 from llama_index.core.agent.react.formatter import ReActChatFormatter
+from llama_index.core.agent.react.output_parser import ReActOutputParser
 from llama_index.core.agent.react.types import (
     ActionReasoningStep,
+    BaseReasoningStep,
     ObservationReasoningStep,
     ResponseReasoningStep,
 )
-from llama_index.core.agent.workflow import AgentOutput, ReActAgent
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
-from llama_index.core.utils import get_tokenizer
-from pydantic import PrivateAttr
+from llama_index.core.llms import ChatMessage, MessageRole
+from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Workflow, step
 
 from rag.agent import prompts
-from rag.agent.events import Stop, Thought
-from rag.agent.state import RunState, complete, llm_call
+from rag.agent.events import Computation, EvidencePicked, Refusal, Stop, Thought, Verification
+from rag.agent.question import missing_names
+from rag.agent.reader import Reader, ReaderInput, ReaderResult
+from rag.agent.state import RunState, llm_call
+from rag.agent.stop import stop_reason
 from rag.agent.tools import TOOL_MODALITY, SearchTools
+from rag.context import from_hits
+from rag.models.structured import ask_json, token_counter
+from rag.records import SearchResult
 
-SOFT_STOPS = {"hop_cap", "no_new_fragments", "sufficient"}
+READER_EVENTS = {"pick": EvidencePicked, "compute": Computation, "verify": Verification, "refuse": Refusal}
+
+
+class HopRequest(Event):
+    query: str
+    modality: str
+    why: str
+
+
+class Searched(Event):
+    observation: str
+
+
+class ReadRequest(Event):
+    pass
 
 
 class CompactReActFormatter(ReActChatFormatter):
-    """ReAct prompt with one-line tool descriptions instead of JSON schemas."""
+    """ReAct prompt with one-line tool descriptions instead of JSON schemas (a 1.5B model copies schemas)."""
 
     def format(self, tools, chat_history, current_reasoning=None) -> list[ChatMessage]:
         tool_desc = "\n".join(f"- {t.metadata.name}: {t.metadata.description}" for t in tools)
-        names = ", ".join(t.metadata.name for t in tools)
-        header = self.system_header.format(tool_desc=tool_desc, tool_names=names)
-        steps = [
-            ChatMessage(
-                role=self.observation_role if isinstance(s, ObservationReasoningStep) else MessageRole.ASSISTANT,
-                content=s.get_content(),
-            )
-            for s in current_reasoning or []
-        ]
+        header = self.system_header.format(tool_desc=tool_desc, tool_names=", ".join(t.metadata.name for t in tools))
+        steps = [ChatMessage(role=MessageRole.USER if isinstance(s, ObservationReasoningStep) else MessageRole.ASSISTANT,
+                             content=s.get_content()) for s in current_reasoning or []]
         return [ChatMessage(role=MessageRole.SYSTEM, content=header), *chat_history, *steps]
 
 
-class DocAgent(ReActAgent):
-    _state: RunState = PrivateAttr()
-    _search: SearchTools = PrivateAttr()
-    _ctx: Any = PrivateAttr(default=None)
+class DocAgent(Workflow):
+    """One run of the agent over a workspace's documents. `evidence_for(state)` builds what the reader reads."""
 
-    @classmethod
-    def for_run(cls, workspace, llm, state: RunState) -> DocAgent:
-        search = SearchTools(workspace, state, llm)
-        agent = cls(
-            name="DocAgent",
-            tools=search.tools(),
-            llm=llm,
-            formatter=CompactReActFormatter(system_header=prompts.REACT_HEADER),
-            streaming=False,
-        )
-        agent._state, agent._search = state, search
-        return agent
+    def __init__(self, llm, state: RunState, search: Callable[[str, str], SearchResult],
+                 evidence_for: Callable[[RunState], ReaderInput], mode: str = "agent",
+                 history: list[ChatMessage] | None = None) -> None:
+        super().__init__(timeout=None)
+        self.llm, self.state, self.mode = llm, state, mode
+        self.evidence_for = evidence_for
+        self.history = history or []
+        self.count_tokens = token_counter(llm)
+        self.tools = SearchTools(state, search, self.complete, self.emit)
+        self.formatter = CompactReActFormatter(system_header=prompts.REACT_HEADER)
+        self.reasoning: list[BaseReasoningStep] = []
+        self.result: ReaderResult | None = None
+        self._ctx: Context | None = None
 
-    # the ReAct step, wrapped with the stop rules
+    # steps
 
-    async def take_step(self, ctx, llm_input, tools, memory) -> AgentOutput:
-        state = self._state
+    @step
+    async def start(self, ctx: Context, ev: StartEvent) -> HopRequest:
         self._ctx = ctx
-        if state.hops == 0:
-            await self._initial_retrieval(ctx, tools)
-        if state.stop_reason and state.stop_reason not in SOFT_STOPS:
-            return await self._answer_from_fragments(ctx)
-        output = await super().take_step(ctx, llm_input, tools, memory)
-        if output.retry_messages:
-            state.parse_failures += 1
-            self._emit(Stop(run_id=state.run_id, hop=state.hops, reason="unparseable",
-                            detail=(output.response.content or "")[:500]))
-            if state.parse_failures > 1:
-                state.stop_reason = "unparseable"
-                return await self._answer_from_fragments(ctx)
-            output.retry_messages[-1] = ChatMessage(
-                role="user", content=prompts.UNPARSEABLE_RETRY.format(tool_names=", ".join(TOOL_MODALITY))
-            )
-            return output
-        await self._emit_thought(ctx)
-        if output.tool_calls and state.stop_reason:
-            return await self._answer_from_fragments(ctx)  # told to answer, it searched again
-        if not output.tool_calls:
-            state.stop_reason = state.stop_reason or "answered"
-        return output
+        modality = "auto" if self.mode in ("agent", "single-pass") else self.mode
+        why = "initial retrieval (modality router)" if modality == "auto" else modality
+        return HopRequest(query=self.state.question, modality=modality, why=why)
 
-    async def _get_response(self, current_llm_input: list[ChatMessage]) -> ChatResponse:
+    @step
+    async def search(self, ev: HopRequest) -> Searched:
+        return Searched(observation=await self.tools.hop(ev.query, ev.modality, ev.why))
+
+    @step
+    async def decide(self, ev: Searched) -> HopRequest | ReadRequest:
+        state = self.state
+        if self.mode != "agent":
+            return self.stop("single_pass")
+        if not self.reasoning:  # the router's search, in ReAct form, so the model sees what it found
+            self.reasoning.append(ActionReasoningStep(thought=prompts.INITIAL_THOUGHT, action="TextSearch",
+                                                      action_input={"query": state.question}))
+        self.reasoning.append(ObservationReasoningStep(observation=ev.observation))
+        await self.check_evidence()
+        if reason := stop_reason(state):
+            return self.stop(reason)
+        return await self.react_step()
+
+    @step
+    async def read(self, ev: ReadRequest) -> StopEvent:
+        reader = Reader(self.ask, self.reader_event, self.state.reader)
+        self.result = await reader.read(self.state.question, self.state.info, self.evidence_for(self.state))
+        return StopEvent(result=self.result)
+
+    # the search side
+
+    async def check_evidence(self) -> None:
+        """The inputs of the stop rules: how much the reader would read, and the sufficiency self-check."""
+        state, cfg = self.state, self.state.settings
+        given = self.evidence_for(state)
+        evidence, document_text = given.evidence, given.document_text
+        state.evidence_tokens = sum(self.count_tokens(i.text) for i in from_hits(state.best_hits()))
+        if cfg.sufficiency_check == "coverage":  # words the documents never use cannot be searched for
+            terms = [t for t in state.info.terms if not missing_names([t], document_text)]
+            gathered = " ".join(i.text for i in evidence.items)
+            state.sufficient = not terms or len(missing_names(terms, gathered)) <= (1 - cfg.coverage) * len(terms)
+        elif cfg.sufficiency_check == "llm":
+            prompt = prompts.SUFFICIENCY.format(evidence=evidence.render(), question=state.question)
+            state.sufficient = (await self.complete(prompt, "sufficiency", max_tokens=3)).strip().lower().startswith("yes")
+
+    async def react_step(self) -> HopRequest | ReadRequest:
+        """One ReAct step: the next tool and query, or the model's word that the evidence is enough."""
+        messages = self.formatter.format(self.tools.tools(), self.history + [
+            ChatMessage(role=MessageRole.USER, content=self.state.question)], self.reasoning)
+        for attempt in range(2):
+            reply = await self.chat(messages, "react")
+            try:
+                parsed = ReActOutputParser().parse(reply)
+            except ValueError:
+                self.state.parse_failures += 1
+                messages = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply),
+                            ChatMessage(role=MessageRole.USER,
+                                        content=prompts.UNPARSEABLE_RETRY.format(tool_names=", ".join(TOOL_MODALITY)))]
+                continue
+            if parsed.thought:
+                self.emit(Thought(run_id=self.state.run_id, hop=self.state.hops, text=parsed.thought))
+            if isinstance(parsed, ResponseReasoningStep):
+                self.state.sufficient = True
+                return self.stop("sufficient", "the model judged the evidence enough")
+            if isinstance(parsed, ActionReasoningStep) and parsed.action in TOOL_MODALITY:
+                self.reasoning.append(parsed)
+                query = str(parsed.action_input.get("query") or next(iter(parsed.action_input.values()), ""))
+                return HopRequest(query=query or self.state.question, modality=TOOL_MODALITY[parsed.action],
+                                  why=parsed.action)
+            self.state.parse_failures += 1
+        return self.stop("unparseable", reply[:300])
+
+    def stop(self, reason: str, detail: str = "") -> ReadRequest:
+        self.state.stop_reason = reason
+        self.emit(Stop(run_id=self.state.run_id, hop=self.state.hops, reason=reason, detail=detail))
+        return ReadRequest()
+
+    # model calls, each timed and reported
+
+    async def chat(self, messages: list[ChatMessage], purpose: str, **kwargs) -> str:
         t0, start = time.perf_counter(), time.time()
-        response = await self.llm.achat(current_llm_input)
-        self._emit(llm_call(self._state, "react", t0, start, response.raw, response.message.content or ""))
-        return response
+        response = await self.llm.achat(messages, **kwargs)
+        text = response.message.content or ""
+        self.emit(llm_call(self.state, purpose, t0, start, response.raw, text))
+        return text
 
-    async def handle_tool_call_results(self, ctx, results, memory) -> None:
-        await super().handle_tool_call_results(ctx, results, memory)
-        await self._apply_stop_rules(ctx)
+    async def complete(self, prompt: str, purpose: str, **kwargs) -> str:
+        return await self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], purpose, **kwargs)
 
-    async def finalize(self, ctx, output: AgentOutput, memory) -> AgentOutput:
-        """Keep only the question and the answer in memory, not the fragments of every hop."""
-        text = output.response.content or ""
-        if "Answer:" in text:
-            text = text[text.find("Answer:") + len("Answer:"):].strip()
-        output.response = ChatMessage(role=MessageRole.ASSISTANT, content=text)
-        await memory.aput(output.response)
-        await ctx.store.set(self.reasoning_key, [])
-        return output
+    async def ask(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int):
+        t0, start = time.perf_counter(), time.time()
+        reply = await ask_json(self.llm, messages, model, max_tokens)
+        call = llm_call(self.state, purpose, t0, start, reply.raw, reply.text)
+        self.emit(call.model_copy(update={"constraint": reply.constraint}))
+        return reply
 
-    # the paper's flow
+    def reader_event(self, kind: str, data: dict) -> None:
+        self.emit(READER_EVENTS[kind](run_id=self.state.run_id, hop=self.state.hops, **data))
 
-    async def _initial_retrieval(self, ctx, tools) -> None:
-        state = self._state
-        observation = await self._search.hop(ctx, state.question, "auto", "initial retrieval (modality router)")
-        action = next((n for n, m in TOOL_MODALITY.items() if m == state.last_route[0]), "TextSearch")
-        reasoning = [
-            ActionReasoningStep(thought=prompts.INITIAL_THOUGHT, action=action, action_input={"query": state.question}),
-            ObservationReasoningStep(observation=observation),
-        ]
-        await ctx.store.set(self.reasoning_key, reasoning)
-        await self._apply_stop_rules(ctx, tools)
-
-    async def _apply_stop_rules(self, ctx, tools=None) -> None:
-        """Hop cap, no new fragment, sufficiency, token budget — checked in that order."""
-        state, cfg = self._state, self._state.settings
-        if state.hops >= cfg.max_hops:
-            reason = "hop_cap"
-        elif not state.last_new_ids:
-            reason = "no_new_fragments"
-        elif cfg.sufficiency_check == "llm" and await self._sufficient(ctx):
-            reason = "sufficient"
-        elif await self._next_input_tokens(ctx, tools) > cfg.token_budget:
-            reason = "token_budget"
-        else:
-            return
-        state.stop_reason = reason
-        self._emit(Stop(run_id=state.run_id, hop=state.hops, reason=reason))
-        if reason in SOFT_STOPS:
-            await self._tell_to_answer(ctx, reason)
-
-    async def _tell_to_answer(self, ctx, reason: str) -> None:
-        reasoning = await ctx.store.get(self.reasoning_key, default=[])
-        last = reasoning[-1]
-        last.observation += f"\n(No more searches: {reason.replace('_', ' ')}. Reply with Thought and Answer now.)"
-        await ctx.store.set(self.reasoning_key, reasoning)
-
-    async def _sufficient(self, ctx) -> bool:
-        prompt = prompts.SUFFICIENCY.format(fragments=self._fragments(), question=self._state.question)
-        reply = await complete(self.llm, ctx, self._state, prompt, "sufficiency", max_tokens=3)
-        return reply.strip().lower().startswith("yes")
-
-    async def _next_input_tokens(self, ctx, tools) -> int:
-        memory = await ctx.store.get("memory")
-        reasoning = await ctx.store.get(self.reasoning_key, default=[])
-        tools = tools or self.tools
-        messages = self.formatter.format(tools, await memory.aget(), reasoning)
-        tokenize = get_tokenizer()
-        return sum(len(tokenize(m.content or "")) for m in messages)
-
-    async def _answer_from_fragments(self, ctx) -> AgentOutput:
-        """The fallback: one plain completion over the best fragments, within the token budget.
-        If the model fails here too, the error goes up to stream_answer, which records it and
-        answers with the fragments."""
-        state = self._state
-        prompt = prompts.FINAL_ANSWER.format(fragments=self._fragments(), question=state.question)
-        text = (await complete(self.llm, ctx, state, prompt, "final_answer")).strip()
-        reasoning = await ctx.store.get(self.reasoning_key, default=[])
-        reasoning.append(ResponseReasoningStep(thought="Answer from the fragments.", response=text))
-        await ctx.store.set(self.reasoning_key, reasoning)
-        return AgentOutput(response=ChatMessage(role="assistant", content=text), current_agent_name=self.name)
-
-    def _fragments(self) -> str:
-        """The best fragments seen so far and their pages, in about half the token budget."""
-        workspace = self._search.workspace
-        budget = max(self._state.settings.token_budget // 2 - workspace.page_tokens, 300)
-        tokenize, kept = get_tokenizer(), []
-        for hit in self._state.best_hits():
-            budget -= len(tokenize(hit.fragment.text)) + 12
-            if budget < 0:
-                break
-            kept.append(hit)
-        return workspace.context(kept, many_files=self._state.many_files).text
-
-    async def _emit_thought(self, ctx) -> None:
-        reasoning = await ctx.store.get(self.reasoning_key, default=[])
-        if reasoning and getattr(reasoning[-1], "thought", None):
-            self._emit(Thought(run_id=self._state.run_id, hop=self._state.hops, text=reasoning[-1].thought))
-
-    def _emit(self, event) -> None:
+    def emit(self, event) -> None:
         if self._ctx is not None:
             self._ctx.write_event_to_stream(event)
-
-
-_PAGE_CITE = re.compile(r"\[p\.?\s*(\d+)\]", re.I)
-
-
-def cited_pages(answer: str) -> list[int]:
-    return sorted({int(p) for p in _PAGE_CITE.findall(answer)})

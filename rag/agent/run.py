@@ -1,29 +1,33 @@
-"""Ask a question: run the agent, stream its hop events, write the trace, return the answer.
+"""Ask a question: run the agent workflow, record every event, return the answer.
 
-`stream_answer` is the async generator the UI consumes; `ask` is its synchronous form
-for the CLI and tests (one event loop per question, which is what Streamlit wants).
+`stream_answer` is the one run pipeline — the agent and every evaluation mode go through it — and
+`RunRecorder` the one place a run's events get their run id and reach the trace. `ask` is the
+synchronous form for the CLI and tests (one event loop per question, which is what Streamlit wants).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop
+from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
-from rag.agent.react import DocAgent, cited_pages
+from rag.agent.react import DocAgent
+from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult
 from rag.agent.state import RunState, failure_answer
+from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
+from rag.models.structured import token_counter
+from rag.records import SearchResult
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
-# Numbers (with their separators) and words of 5+ letters: what ties an answer to its source.
-_TERMS = re.compile(r"\d[\d,.]*\d%?|\d%?|[A-Za-z]{5,}")
 
 
 class HopSummary(BaseModel):
@@ -39,7 +43,11 @@ class AgentAnswer(BaseModel):
     run_id: str
     question: str
     answer: str
+    short_answer: str = ""
+    answer_type: str = ""
     citations: list[dict] = Field(default_factory=list)
+    picked: list[str] = Field(default_factory=list)
+    program: str | None = None
     hops: list[HopSummary] = Field(default_factory=list)
     tokens: dict[str, int] = Field(default_factory=dict)
     first_hop_s: float | None = None
@@ -51,94 +59,125 @@ class AgentAnswer(BaseModel):
     error: str | None = None
 
 
-async def stream_answer(
-    workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
-    trace_dir: Path = Path("logs"), model_name: str = "",
-) -> AsyncIterator[HopEvent]:
-    """Yield every hop event as it happens; the last one is the AnswerEvent."""
-    settings = workspace.settings.agent
-    docs = workspace.store.documents()
-    state = RunState(question=question, settings=settings, doc_ids=doc_ids,
-                     many_files=len(doc_ids or docs) > 1)
-    writer = TraceWriter(trace_dir, state.run_id)
+class RunRecorder:
+    """Stamps each event with the run id and appends it to logs/<run_id>.jsonl as it happens."""
 
-    def record(event: HopEvent) -> HopEvent:
-        event.run_id = event.run_id or state.run_id
-        writer.write(event)
+    def __init__(self, state: RunState, trace_dir: Path) -> None:
+        self.state = state
+        self.writer = TraceWriter(trace_dir, state.run_id)
+
+    def record(self, event: HopEvent) -> HopEvent:
+        event.run_id = event.run_id or self.state.run_id
+        self.writer.write(event)
         return event
 
-    yield record(RunStart(run_id=state.run_id, question=question, model=model_name,
-                          settings=settings.model_dump(), hop=0))
+    def failure(self, error: str, text: str | None = None) -> list[HopEvent]:
+        """How a failed run ends in the trace and the UI: the error, the stop, an answer that says why."""
+        state = self.state
+        answer = AnswerEvent(hop=state.hops, answer=text or failure_answer(state, error), short_answer="",
+                             stop_reason="error")
+        events = [ErrorEvent(hop=state.hops, message=error), Stop(hop=state.hops, reason="error", detail=error), answer]
+        return [self.record(e) for e in events]
+
+
+async def stream_answer(
+    workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
+    trace_dir: Path = Path("logs"), model_name: str = "", mode: str = "agent",
+    search: Callable[[str, str], SearchResult] | None = None,
+) -> AsyncIterator[HopEvent]:
+    """Yield every event of one run as it happens; the last one is the AnswerEvent.
+
+    `search(query, modality)` replaces the workspace's search (the text-only and oracle modes)."""
+    settings = workspace.settings.agent
+    state = RunState(question=question, settings=settings, reader=workspace.settings.reader, doc_ids=doc_ids,
+                     many_files=len(doc_ids or workspace.store.documents()) > 1)
+    recorder = RunRecorder(state, trace_dir)
+    yield recorder.record(RunStart(question=question, model=model_name, hop=0,
+                                   settings={"mode": mode, **settings.model_dump(), "reader": state.reader.model_dump()}))
     if len(question) > settings.max_question_chars:
         error = (f"the question is too long ({len(question):,} characters; the limit is "
                  f"{settings.max_question_chars:,}), please ask a shorter one")
-        for event in failure_events(state, error, f"Not answered: {error}."):
-            yield record(event)
+        for event in recorder.failure(error, f"Not answered: {error}."):
+            yield event
         return
-    agent = DocAgent.for_run(workspace, llm, state)
-    handler = agent.run(user_msg=question, memory=memory or Memory.from_defaults(),
-                        max_iterations=2 * settings.max_hops + 6)
-    text, error = "", None
+    history = (await memory.aget()) if memory is not None else []
+    agent = DocAgent(llm, state, search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
+                     lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history)
+    handler = agent.run()
+    error = None
     deadline = asyncio.timeout(settings.timeout_s)
     try:
         async with deadline:
             async for event in handler.stream_events():
                 if isinstance(event, HopEvent):
-                    yield record(event)
-            result = await handler
-        text = (result.response.content or "").strip()
+                    yield recorder.record(event)
+            result: ReaderResult = await handler
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
-        error = (f"no answer within {settings.timeout_s:.0f} s" if deadline.expired()
-                 else error_text(exc))
-    if not error:
-        yield record(answer_event(state, text, None))
+        error = f"no answer within {settings.timeout_s:.0f} s" if deadline.expired() else error_text(exc)
+    if error:
+        await _cancel(handler)
+        for event in recorder.failure(error):
+            yield event
         return
-    await _cancel(handler)
-    for event in failure_events(state, error, failure_answer(state, error)):
-        yield record(event)
+    if memory is not None:
+        await memory.aput_messages([ChatMessage(role=MessageRole.USER, content=question),
+                                    ChatMessage(role=MessageRole.ASSISTANT, content=result.answer)])
+    yield recorder.record(answer_event(state, result))
+
+
+def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
+    """What the reader reads: pages the question names, the outline when it asks about the document's
+    structure, then the fragments the hops found; with the documents' whole text (to check what the
+    question names), the DataFrames of the table rows found, and a count the outline answers."""
+    store, cfg = workspace.store, state.reader
+    docs = [d for d in store.documents() if state.doc_ids is None or d.doc_id in state.doc_ids]
+    items: list[EvidenceItem] = []
+    named = workspace.retriever.named_pages(state.question, [d.doc_id for d in docs]) if cfg.outline else []
+    for doc_id, page in named:
+        doc = next(d for d in docs if d.doc_id == doc_id)
+        items += page_lines(doc_id, doc.file, page, store.page_texts(doc_id, [page]).get(page, ""))
+    counting = None
+    if cfg.outline and (state.info.structural or state.outline_docs):
+        for doc in docs[:3]:
+            structure = outline(store, doc.doc_id)
+            items += [EvidenceItem(text=line, kind="outline", doc_id=doc.doc_id, file=doc.file, page=page, score=1.0)
+                      for page, line in structure.lines()[:cfg.outline_lines]]
+        counting = counting_program(state.question, outline(store, docs[0].doc_id)) if len(docs) == 1 else None
+    hits = state.best_hits()
+    found = rerank(from_hits(hits), state.info.terms) if cfg.rerank else from_hits(hits)
+    page_tokens = workspace.settings.retrieval.page_context_tokens
+    if page_tokens:  # the leading pages' lines too, after the two best fragments (MMRAG-DocQA's parent pages)
+        leading = list(dict.fromkeys((i.doc_id, i.file, i.page) for i in found))[:2]
+        lines = [line for doc_id, file, page in leading
+                 for line in page_lines(doc_id, file, page, store.page_texts(doc_id, [page]).get(page, ""), 0.0)]
+        found = found[:2] + build(lines, count_tokens, page_tokens).items + found[2:]
+    items += found
+    evidence = build(items, count_tokens, cfg.evidence_tokens + page_tokens, state.many_files, cfg.best_last)
+    text = "\n".join("\n".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
+    return ReaderInput(evidence=evidence, document_text=text, tables=table_frames(store, hits), counting=counting)
+
+
+def table_frames(store, hits) -> dict:
+    """fragment id → the DataFrame of the table that row belongs to, for the computation tool."""
+    wanted = {h.fragment.id: (h.fragment.doc_id, h.fragment.extra.get("table_id"))
+              for h in hits if h.fragment.modality == "table" and h.fragment.extra.get("table_id")}
+    tables = {}
+    for doc_id in {d for d, _ in wanted.values()}:
+        tables.update({(doc_id, t.table_id): t for t in store.tables(doc_id)})
+    return {fid: tables[key].to_dataframe() for fid, key in wanted.items() if key in tables}
+
+
+def answer_event(state: RunState, result: ReaderResult) -> AnswerEvent:
+    citations = [{"file": c.file, "doc_id": c.doc_id, "page": c.page, "fragment_id": c.fragment_id, "bbox": c.bbox,
+                  "evidence": c.id, "text": c.text} for c in result.cited]
+    return AnswerEvent(hop=state.hops, answer=result.answer, short_answer=result.short, answer_type=result.answer_type,
+                       citations=citations, picked=result.picked, program=result.program,
+                       missing=MISSING in result.answer, stop_reason=state.stop_reason)
 
 
 def error_text(exc: BaseException) -> str:
     """An exception as users may see it: named, short, and scrubbed (a server's error body may quote the key)."""
     return redact(f"{type(exc).__name__}: {exc}")[:500]
-
-
-def failure_events(state: RunState, error: str, text: str) -> list[HopEvent]:
-    """How a failed run ends in the trace and the UI: the error, the stop, an answer that says why."""
-    return [ErrorEvent(run_id=state.run_id, hop=state.hops, message=error),
-            Stop(run_id=state.run_id, hop=state.hops, reason="error", detail=error),
-            answer_event(state, text, error)]
-
-
-def answer_event(state: RunState, text: str, error: str | None) -> AnswerEvent:
-    if not error and not cited_pages(text) and NOT_IN_DOCUMENTS not in text.lower():
-        text = add_citations(text, state.best_hits())
-    pages = cited_pages(text)
-    by_page = {}
-    for hit in state.best_hits():
-        by_page.setdefault(hit.fragment.page, hit.fragment)
-    citations = [{"file": by_page[p].file, "page": p, "fragment_id": by_page[p].id, "bbox": by_page[p].bbox}
-                 for p in pages if p in by_page]
-    return AnswerEvent(run_id=state.run_id, hop=state.hops, answer=text or NOT_IN_DOCUMENTS,
-                       citations=citations, missing=MISSING in text,
-                       stop_reason="error" if error else state.stop_reason)
-
-
-def add_citations(answer: str, hits: list) -> str:
-    """Small models often forget the [p. N] marks: cite the pages whose fragments hold the
-    answer's numbers and rarer words."""
-    terms = {t.lower() for t in _TERMS.findall(answer)}
-    scored = []
-    for hit in hits:
-        text = hit.fragment.text.lower()
-        overlap = sum((3 if t[0].isdigit() else 1) for t in terms if t in text)
-        if overlap:
-            scored.append((overlap, hit.score, hit.fragment.page))
-    if not scored:
-        return answer
-    best = max(scored)[0]
-    pages = sorted({page for overlap, _, page in scored if overlap == best})[:2]
-    return answer.rstrip() + " " + " ".join(f"[p. {p}]" for p in pages)
 
 
 async def _cancel(handler) -> None:
@@ -149,9 +188,10 @@ async def _cancel(handler) -> None:
 def ask(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
+    mode: str = "agent", search: Callable[[str, str], SearchResult] | None = None,
 ) -> AgentAnswer:
-    """Run one question to its answer, calling on_event for each hop event as it happens."""
-    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name)
+    """Run one question to its answer, calling on_event for each event as it happens."""
+    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, mode, search)
     return drain(events, question, trace_dir, on_event)
 
 
@@ -188,11 +228,12 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
     first_hop = next((e for e in events if isinstance(e, HopEnd)), None)
     error = next((e.message for e in events if isinstance(e, ErrorEvent)), None)
     return AgentAnswer(
-        run_id=start.run_id, question=question, answer=answer.answer, citations=answer.citations, hops=hops,
-        tokens={"prompt": sum(c.prompt_tokens for c in llm_calls),
-                "completion": sum(c.completion_tokens for c in llm_calls)},
+        run_id=start.run_id, question=question, answer=answer.answer, short_answer=answer.short_answer,
+        answer_type=answer.answer_type, citations=answer.citations, picked=answer.picked, program=answer.program,
+        hops=hops, tokens={"prompt": sum(c.prompt_tokens for c in llm_calls),
+                           "completion": sum(c.completion_tokens for c in llm_calls)},
         first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
         total_s=round(answer.t_start - start.t_start, 3), stop_reason=answer.stop_reason,
         trace=str(trace_dir / f"{start.run_id}.jsonl"), missing=answer.missing,
-        not_found=NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
+        not_found=answer.short_answer == NOT_ANSWERABLE or NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
     )

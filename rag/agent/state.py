@@ -1,14 +1,16 @@
-"""What one agent run knows: its hops, the fragments seen, why it stopped, tokens spent."""
+"""What one run knows: its hops, the fragments seen, why it stopped, tokens spent."""
 
 from __future__ import annotations
 
 import time
 import uuid
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 from rag.agent.events import LLMCall
+from rag.agent.question import QuestionInfo, analyse
 from rag.records import Hit
-from rag.settings import AgentSettings
+from rag.settings import AgentSettings, ReaderSettings
 
 
 def new_run_id() -> str:
@@ -19,40 +21,43 @@ def new_run_id() -> str:
 class RunState:
     question: str
     settings: AgentSettings
+    reader: ReaderSettings = field(default_factory=ReaderSettings)
     run_id: str = field(default_factory=new_run_id)
     doc_ids: list[str] | None = None
     many_files: bool = False
     hops: int = 0
+    hop_hits: list[list[Hit]] = field(default_factory=list)
     seen: dict[str, Hit] = field(default_factory=dict)
     last_route: list[str] = field(default_factory=lambda: ["text"])
     last_new_ids: list[str] = field(default_factory=list)
+    outline_docs: list[str] = field(default_factory=list)
+    sufficient: bool | None = None
+    evidence_tokens: int = 0
     stop_reason: str | None = None
     parse_failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    info: QuestionInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.info = analyse(self.question)
 
     def remember(self, hits: list[Hit]) -> list[str]:
-        """Record hits; return the ids not seen in earlier hops."""
+        """Record a hop's hits; return the ids not seen in earlier hops."""
         new = [h.fragment.id for h in hits if h.fragment.id not in self.seen]
         for hit in hits:
             known = self.seen.get(hit.fragment.id)
             if known is None or hit.score > known.score:
                 self.seen[hit.fragment.id] = hit
+        self.hop_hits.append(hits)
         self.last_new_ids = new
         return new
 
     def best_hits(self) -> list[Hit]:
-        return sorted(self.seen.values(), key=lambda h: h.score, reverse=True)
-
-
-async def complete(llm, ctx, state: RunState, prompt: str, purpose: str, **kwargs) -> str:
-    """One plain completion, timed and counted, reported as an LLMCall event."""
-    t0, start = time.perf_counter(), time.time()
-    response = await llm.acomplete(prompt, **kwargs)
-    call = llm_call(state, purpose, t0, start, response.raw, response.text)
-    if ctx is not None:
-        ctx.write_event_to_stream(call)
-    return response.text
+        """Every hop's hits in its own ranking, the hops interleaved: a later, targeted hop's best
+        fragment stands beside the first hop's best, not after all of it."""
+        ordered = [h for rank in zip_longest(*self.hop_hits) for h in rank if h is not None]
+        return list({h.fragment.id: self.seen[h.fragment.id] for h in ordered}.values())
 
 
 def llm_call(state: RunState, purpose: str, t0: float, start: float, raw, output: str) -> LLMCall:

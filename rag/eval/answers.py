@@ -14,12 +14,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from llama_index.core.prompts import PromptTemplate
-from pydantic import BaseModel, Field
 from tqdm import tqdm
 
-from rag.agent.prompts import NOT_IN_DOCUMENTS, SHORT_ANSWER
 from rag.agent.run import drain
+from rag.eval import mmlongbench
 from rag.eval.modes import MODES, plain_index, stream_mode
 from rag.eval.qa import SOURCE_MODALITY, Question, ingest_referenced, load_questions
 from rag.eval.retrieval import RETRIEVAL_K, modality_hits
@@ -28,18 +26,14 @@ from rag.records import MODALITIES
 
 SOURCE_NAMES = {"Pure-text (Plain-text)": "text", "Pure-text": "text", "Generalized-text (Layout)": "layout",
                 "Layout": "layout", "Table": "table", "Chart": "chart", "Figure": "figure"}
-NOT_ANSWERABLE = "Not answerable"
+SCORINGS = ("strict", "mmlongbench")
 # (questions done, total, last row, running accuracy)
 EvalProgress = Callable[[int, int, dict, float], None]
 
 
-class ShortAnswer(BaseModel):
-    answer: str = Field(description="the final answer only: a number, a few words, or a list")
-
-
 def evaluate_answers(
     ws, qa_path: Path, pdf_dir: Path | None, out_dir: Path, mode: str = "agent", limit: int | None = None,
-    resume: bool = False, progress: EvalProgress | None = None,
+    resume: bool = False, progress: EvalProgress | None = None, scoring: str = "strict",
 ) -> dict:
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -60,7 +54,7 @@ def evaluate_answers(
             done[n] = run_one(ws, q, doc_ids[q.doc_id], n, mode, Path(out_dir) / "traces")
             with rows_path.open("a") as f:
                 f.write(json.dumps(done[n], ensure_ascii=False) + "\n")
-        accuracy = _rate([r["correct"] for r in done.values()])
+        accuracy = _rate([r[SCORE_KEY[scoring]] for r in done.values()])
         bar.set_postfix(accuracy=f"{accuracy:.2f}")
         if progress:
             progress(len(done), len(questions), done[n], accuracy)
@@ -108,7 +102,7 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
     events = stream_mode(ws, ws.llm, mode, q.question, doc_ids=[doc_id], trace_dir=trace_dir,
                          model_name=ws.llm_name, gold_pages=q.evidence_pages_1based)
     result = drain(events, q.question, trace_dir)
-    short = "" if result.error else short_answer(ws.llm, q.question, result.answer)
+    short = "" if result.error else result.short_answer
     gold = set(q.evidence_pages_1based)
     context = [f for h in result.hops for f in h.fragments]
     row = {
@@ -121,29 +115,21 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
                      for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
+        "answer_type": result.answer_type, "picked": result.picked, "program": result.program,
     }
     return _score(row)
 
 
+SCORE_KEY = {"strict": "correct", "mmlongbench": "score_mmlongbench"}
+
+
 def _score(row: dict) -> dict:
-    """Score the short answer (or the prose when there is none) and the prose; name the failure."""
+    """Score the short answer by both scorers (the prose when there is none, strictly); name the failure."""
     row["correct"] = score(row["short_answer"] or row["answer"], row["gold"], row["format"])
     row["correct_prose"] = score(row["answer"], row["gold"], row["format"])
+    row["score_mmlongbench"] = mmlongbench.score(row["short_answer"], row["gold"], row["format"])
     row["failure"] = failure(row)
     return row
-
-
-def short_answer(llm, question: str, response: str) -> str:
-    """The scoreable short answer, asked of the model as structured output; the prose
-    answer itself when the model cannot produce one."""
-    if NOT_IN_DOCUMENTS in response.lower():
-        return NOT_ANSWERABLE
-    try:
-        out = llm.structured_predict(ShortAnswer, PromptTemplate(SHORT_ANSWER), llm_kwargs={"max_tokens": 80},
-                                     question=question, response=response)
-        return out.answer.strip()
-    except Exception:  # malformed or truncated JSON: score the prose instead
-        return ""
 
 
 def _retrieval_hit(ws, q: Question, doc_id: str, mode: str) -> bool | None:
@@ -190,40 +176,55 @@ def _load(path: Path) -> dict[int, dict]:
 
 
 def _rate(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return round(sum(map(bool, values)) / len(values), 3) if values else None
+    values = [float(v) for v in values if v is not None]
+    return round(sum(values) / len(values), 3) if values else None
 
 
-def summarize(rows: list[dict]) -> dict:
+def accuracy(rows: list[dict], key: str) -> dict:
+    """Mean score by breakdown: answerable or not, evidence source, single or multi page."""
     answerable = [r for r in rows if not r["unanswerable"]]
     by_source = defaultdict(list)
     for r in answerable:
         for source in set(r["sources"]):
-            by_source[source].append(r["correct"])
-    seconds = [r["seconds"] for r in rows]
+            by_source[source].append(r.get(key))
+    return {
+        "overall": _rate([r.get(key) for r in rows]),
+        "answerable": _rate([r.get(key) for r in answerable]),
+        "unanswerable": _rate([r.get(key) for r in rows if r["unanswerable"]]),
+        "by_source": {k: _rate(v) for k, v in sorted(by_source.items())},
+        "single_page": _rate([r.get(key) for r in answerable if len(r["pages"]) == 1]),
+        "multi_page": _rate([r.get(key) for r in answerable if len(r["pages"]) > 1]),
+    }
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"mean": None, "sd": None, "p50": None, "p95": None}
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"mean": round(statistics.mean(values), 2), "sd": round(statistics.pstdev(values), 2),
+            "p50": round(statistics.median(values), 2), "p95": round(p95, 2)}
+
+
+def summarize(rows: list[dict]) -> dict:
+    answerable = [r for r in rows if not r["unanswerable"]]
     failures = defaultdict(int)
     for r in rows:
         if r["failure"]:
             failures[r["failure"]] += 1
+    strict = accuracy(rows, "correct") | {"prose": _rate([r["correct_prose"] for r in rows])}
+    sources = accuracy(rows, "correct")["by_source"]
     return {
         "questions": len(rows),
-        "accuracy": {
-            "overall": _rate([r["correct"] for r in rows]),
-            "answerable": _rate([r["correct"] for r in answerable]),
-            "unanswerable": _rate([r["correct"] for r in rows if r["unanswerable"]]),
-            "by_source": {k: _rate(v) for k, v in sorted(by_source.items())},
-            "single_page": _rate([r["correct"] for r in answerable if len(r["pages"]) == 1]),
-            "multi_page": _rate([r["correct"] for r in answerable if len(r["pages"]) > 1]),
-            "prose": _rate([r["correct_prose"] for r in rows]),
-        },
+        "accuracy": strict,
+        "accuracy_mmlongbench": accuracy(rows, "score_mmlongbench"),
         "count": {"answerable": len(answerable), "unanswerable": len(rows) - len(answerable),
-                  "by_source": {k: len(v) for k, v in sorted(by_source.items())}},
+                  "by_source": {k: sum(k in set(r["sources"]) for r in answerable) for k in sources}},
         "retrieval_recall": _rate([r["retrieval_hit"] for r in rows]),
         "evidence_in_context": _rate([r["evidence_in_context"] for r in answerable]),
         "coverage": {m: _rate([r["coverage"][m] for r in rows if m in r["coverage"]]) for m in MODALITIES},
-        "latency_s": {"mean": round(statistics.mean(seconds), 2) if seconds else None,
-                      "sd": round(statistics.pstdev(seconds), 2) if seconds else None,
-                      "p50": round(statistics.median(seconds), 2) if seconds else None},
+        "latency_s": _percentiles([r["seconds"] for r in rows]),
+        "first_hop_s": _percentiles([r["first_hop_s"] for r in rows if r.get("first_hop_s") is not None]),
         "hops_mean": round(statistics.mean(r["hops"] for r in rows), 2) if rows else None,
         "tokens_mean": {k: round(statistics.mean(r["tokens"].get(k, 0) for r in rows)) if rows else None
                         for k in ("prompt", "completion")},

@@ -1,20 +1,17 @@
-"""The answering modes an evaluation compares, all with the same LLM and the same answer prompt.
+"""The answering modes an evaluation compares, all through the one run pipeline with the same reader.
 
 - `agent`: the ReAct agent, the full system.
-- `single-pass`: the router's top-10 at 6:2:2, one LLM call, no agent.
+- `single-pass`: the router's top-10 at 6:2:2, then the reader; no ReAct step.
 - `text-only`: the paper's baseline: the PDF's plain page text, split into ~160-token
-  chunks in one collection, top-10, one call. No tables, no figures, no router.
-- `oracle`: the gold evidence pages' text as the context: what the model itself can do
-  when retrieval is perfect.
+  chunks in one collection, top-10, then the reader. No tables, no figures, no router.
+- `oracle`: the gold evidence pages' text: what the reader can do when retrieval is perfect.
 
-Every mode yields the same hop events as the agent, so traces, the UI and `collect` work
-unchanged, and the context of every mode is bounded to the same number of tokens.
+Every mode yields the same events (hops, reader steps, answer), so traces, the UI and `collect` work
+unchanged, and the reader's evidence budget bounds every mode's context alike.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,94 +20,29 @@ import pymupdf
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import QueryBundle
-from llama_index.core.utils import get_tokenizer
 
-from rag.agent.events import HopEnd, HopEvent, HopStart, RunStart, Stop
-from rag.agent.prompts import FINAL_ANSWER
-from rag.agent.run import answer_event, error_text, failure_events, stream_answer
-from rag.agent.state import RunState, failure_answer, llm_call
-from rag.context import format_fragments
+from rag.agent.events import HopEvent
+from rag.agent.run import stream_answer
 from rag.eval import MODES
-from rag.records import Fragment, Hit
-from rag.trace import TraceWriter
+from rag.records import Fragment, Hit, SearchResult
 
-CONTEXT_TOKENS = 2500
 PLAIN_CHUNK_TOKENS = 160  # ten chunks ≈ the token count of the system's own top-10
 
 
-async def stream_mode(
+def stream_mode(
     ws, llm, mode: str, question: str, doc_ids: list[str] | None = None, trace_dir: Path = Path("logs"),
     model_name: str = "", gold_pages: list[int] | None = None,
 ) -> AsyncIterator[HopEvent]:
-    """Answer one question in the given mode, yielding hop events; the last is the AnswerEvent."""
-    if mode == "agent":
-        async for event in stream_answer(ws, llm, question, doc_ids=doc_ids, trace_dir=trace_dir,
-                                         model_name=model_name):
-            yield event
-        return
+    """Answer one question in the given mode, yielding its events; the last is the AnswerEvent."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    state = RunState(question=question, settings=ws.settings.agent, doc_ids=doc_ids,
-                     many_files=len(doc_ids or ws.store.documents()) > 1)
-    writer = TraceWriter(trace_dir, state.run_id)
-
-    def record(event: HopEvent) -> HopEvent:
-        event.run_id = state.run_id
-        writer.write(event)
-        return event
-
-    yield record(RunStart(question=question, model=model_name, settings={"mode": mode}))
-    yield record(HopStart(hop=1, query=question, modality=mode, why=mode))
-    start, t0 = time.time(), time.perf_counter()
-    hits, route = await asyncio.to_thread(context_for, ws, mode, question, doc_ids, gold_pages)
-    state.hops = 1
-    new_ids = state.remember(hits)
-    yield record(HopEnd(hop=1, t_start=start, t_end=time.time(), query=question, modality=mode, route=route,
-                        hits=hits, new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1)))
-    context = ws.context(hits, state.many_files).text if mode == "single-pass" else format_fragments(hits, state.many_files)
-    prompt = FINAL_ANSWER.format(fragments=context, question=question)
-    start, t0, text, error = time.time(), time.perf_counter(), "", None
-    try:
-        async with asyncio.timeout(state.settings.timeout_s):
-            response = await llm.acomplete(prompt)
-        yield record(llm_call(state, "final_answer", t0, start, response.raw, response.text))
-        text = response.text.strip()
-    except TimeoutError:
-        error = f"no answer within {state.settings.timeout_s:.0f} s"
-    except Exception as exc:  # a server error becomes the answer's explanation
-        error = error_text(exc)
-    if error:
-        for event in failure_events(state, error, failure_answer(state, error)):
-            yield record(event)
-        return
-    state.stop_reason = "answered"
-    yield record(Stop(hop=1, reason="answered"))
-    yield record(answer_event(state, text, None))
-
-
-def context_for(ws, mode: str, question: str, doc_ids, gold_pages) -> tuple[list[Hit], list[str]]:
-    """The fragments a one-call mode puts in the prompt, and the route it took."""
-    if mode == "single-pass":
-        result = ws.search(question, doc_ids=doc_ids)
-        return fit(result.hits, CONTEXT_TOKENS - ws.page_tokens), list(result.route)
+    search = None
     if mode == "text-only":
-        return fit(plain_index(ws).search(question, doc_ids, k=10)), ["plain text"]
-    return fit(oracle_hits(ws, doc_ids, gold_pages or [])), ["gold pages"]
-
-
-def fit(hits: list[Hit], tokens: int = CONTEXT_TOKENS) -> list[Hit]:
-    """The leading hits that fit in the token bound (a long one is cut, not dropped)."""
-    tokenize, kept = get_tokenizer(), []
-    for hit in hits:
-        n = len(tokenize(hit.fragment.text))
-        if n > tokens:
-            if tokens > 50:
-                cut = hit.fragment.text[: tokens * 4]
-                kept.append(hit.model_copy(update={"fragment": hit.fragment.model_copy(update={"text": cut})}))
-            break
-        kept.append(hit)
-        tokens -= n + 12
-    return kept
+        search = lambda q, m: SearchResult(query=q, route=["plain text"], hits=plain_index(ws).search(q, doc_ids))  # noqa: E731
+    elif mode == "oracle":
+        search = lambda q, m: SearchResult(query=q, route=["gold pages"], hits=oracle_hits(ws, doc_ids, gold_pages or []))  # noqa: E731
+    return stream_answer(ws, llm, question, doc_ids=doc_ids, trace_dir=trace_dir, model_name=model_name, mode=mode,
+                         search=search)
 
 
 def page_fragment(doc, page_no: int, text: str, n: int = 0) -> Fragment:
@@ -124,16 +56,7 @@ def oracle_hits(ws, doc_ids: list[str] | None, pages: list[int]) -> list[Hit]:
     doc = ws.store.get(doc_ids[0])
     with pymupdf.open(ws.store.pdf_path(doc.doc_id)) as pdf:
         texts = [(p, pdf[p - 1].get_text().strip()) for p in sorted(pages) if 0 < p <= pdf.page_count]
-    share = CONTEXT_TOKENS // max(1, len(texts))  # every gold page gets its part of the bound
-    tokenize = get_tokenizer()
-    return [Hit(fragment=page_fragment(doc, p, _head(t, share, tokenize)), score=1.0, collection="text")
-            for p, t in texts if t]
-
-
-def _head(text: str, tokens: int, tokenize) -> str:
-    while len(tokenize(text)) > tokens:
-        text = text[: int(len(text) * 0.9)]
-    return text
+    return [Hit(fragment=page_fragment(doc, p, t), score=1.0, collection="text") for p, t in texts if t]
 
 
 class PlainTextIndex:

@@ -34,29 +34,35 @@ def _pct(value) -> str:
     return "–" if value is None else f"{100 * value:.0f}%"
 
 
-def summary_table(summaries: list[dict]) -> str:
-    """One row per run: accuracy by breakdown and source, recall, coverage, latency, hops."""
-    head = ["run", "n", "acc", "answerable", "unanswerable", *SOURCES, "single-page", "multi-page",
-            "retrieval recall", "evidence in context", "latency s (mean ± sd)", "hops", "tokens in/out"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+def summary_table(summaries: list[dict], scoring: str = "strict") -> str:
+    """One row per run: accuracy by both scorers, by breakdown and source (the chosen scorer), recall,
+    coverage, latency, hops. Runs made before MMLongBench scoring existed show "–" there."""
+    head = ["run", "n", "acc", "answerable", "unanswerable", "MMLB acc", "MMLB answerable", "MMLB unanswerable",
+            *SOURCES, "single-page", "multi-page", "retrieval recall", "evidence in context",
+            "latency s (p50 / p95)", "first hop s (p50)", "hops", "tokens in/out"]
+    lines = [f"Sources and pages scored by: {scoring}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for s in summaries:
-        acc = s["accuracy"]
-        cells = [label(s), str(s["questions"]), _pct(acc["overall"]), _pct(acc["answerable"]),
-                 _pct(acc["unanswerable"]), *(_pct(acc["by_source"].get(k)) for k in SOURCES),
-                 _pct(acc["single_page"]), _pct(acc["multi_page"]), _pct(s["retrieval_recall"]),
-                 _pct(s["evidence_in_context"]), f"{s['latency_s']['mean']} ± {s['latency_s']['sd']}",
-                 str(s["hops_mean"]), f"{s['tokens_mean']['prompt']}/{s['tokens_mean']['completion']}"]
+        strict, mmlb = s["accuracy"], s.get("accuracy_mmlongbench", {})
+        acc = mmlb if scoring == "mmlongbench" else strict
+        latency, first = s["latency_s"], s.get("first_hop_s", {})
+        cells = [label(s), str(s["questions"]), _pct(strict["overall"]), _pct(strict["answerable"]),
+                 _pct(strict["unanswerable"]), _pct(mmlb.get("overall")), _pct(mmlb.get("answerable")),
+                 _pct(mmlb.get("unanswerable")), *(_pct(acc.get("by_source", {}).get(k)) for k in SOURCES),
+                 _pct(acc.get("single_page")), _pct(acc.get("multi_page")), _pct(s["retrieval_recall"]),
+                 _pct(s["evidence_in_context"]), f"{latency.get('p50')} / {latency.get('p95')}",
+                 str(first.get("p50", "–")), str(s["hops_mean"]),
+                 f"{s['tokens_mean']['prompt']}/{s['tokens_mean']['completion']}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def questions_table(rows: list[dict], base: Path | None = None) -> str:
-    lines = ["| # | question | gold | short answer | ok | failure | s | trace |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| # | question | gold | short answer | ok | MMLB | failure | s | trace |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         trace = Path(r["trace"])
         link = trace.relative_to(base) if base and trace.is_relative_to(base) else trace
         cells = [str(r["n"]), _cell(r["question"], 90), _cell(str(r["gold"]), 40), _cell(r["short_answer"] or r["answer"], 40),
-                 "✓" if r["correct"] else "✗", r["failure"] or "", f"{r['seconds']:.0f}", f"[trace]({link})"]
+                 "✓" if r["correct"] else "✗", f"{r.get('score_mmlongbench', 0):.2f}", r["failure"] or "", f"{r['seconds']:.0f}", f"[trace]({link})"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -130,7 +136,7 @@ def write_comparison(dirs: list[Path], out: Path) -> str:
 
 
 def _write_html(path: Path, title: str, figures: list[go.Figure], table_md: str) -> None:
-    rows = [line.strip("|").split("|") for line in table_md.splitlines() if not line.startswith("|---")]
+    rows = [line.strip("|").split("|") for line in table_md.splitlines() if line.startswith("|") and not line.startswith("|---")]
     table = "<table>" + "".join(
         "<tr>" + "".join(f"<{'th' if i == 0 else 'td'}>{c.strip()}</{'th' if i == 0 else 'td'}>" for c in row) + "</tr>"
         for i, row in enumerate(rows)) + "</table>"

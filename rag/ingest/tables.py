@@ -116,6 +116,16 @@ def row_text(header: list[str], row: list[str]) -> str:
     return " | ".join(parts)
 
 
+def parse_row(text: str) -> tuple[list[str], list[str]]:
+    """A row fragment "H1: v1 | H2: v2 | v3" back into (header, values); unlabelled cells get ""."""
+    header, values = [], []
+    for cell in text.split(" | "):
+        name, sep, value = cell.partition(": ")
+        header.append(name if sep else "")
+        values.append(value if sep else cell)
+    return header, values
+
+
 def _parse_table(tab, words: list[Word]) -> tuple[list[str], Grid, list[BBox]] | None:
     area = pymupdf.Rect(tab.bbox) | tab.header.bbox
     words = [w for w in words if area.contains(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2))]

@@ -1,0 +1,448 @@
+"""The reader: evidence → a verified answer. Search decides what the model may read; this decides what
+it says, one small job per call.
+
+1. Refusal by the documents: what the question names (a year, an acronym, "Figure 7") must occur in them.
+2. Pick: the model chooses the evidence ids that answer the question (ids constrained to existing ones).
+3. Read: from those lines alone, a typed short answer (number, text, list, yes/no) citing its line,
+   or, when the question asks for arithmetic, a tiny program run by `compute.run_program`.
+4. Verify in code: the value occurs in the evidence it cites (numbers normalised: "$9,912" = 9912), or
+   is computed from values that do. A failure is retried once, then the next evidence is tried, then
+   the answer is "not in the documents". Code, not the model, decides refusals.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+from llama_index.core.llms import ChatMessage, MessageRole
+from pydantic import BaseModel, Field, create_model
+
+from rag.agent import prompts
+from rag.agent.compute import ComputeError, run_program
+from rag.agent.question import QuestionInfo, missing_names
+from rag.context import Evidence, EvidenceItem
+from rag.ingest.tables import parse_row
+from rag.settings import ReaderSettings
+
+NOT_ANSWERABLE = "Not answerable"
+_NUMBER = re.compile(r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|-?\.\d+%?")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
+_STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
+_FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
+_DECIMALS = re.compile(r"\b(\d+|one|two|three|four)\s+decimal", re.I)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
+_CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 1000}  # for averages, percentages and units, not evidence
+NUMBER_PATTERN = r"^-?\(?[$]?[0-9][0-9,]*([.][0-9]+)?%?\)?$"
+
+Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Any]
+
+
+class ReaderResult(BaseModel):
+    """The reader's outcome: the answer shown, the short answer scored, and how it was reached."""
+
+    answer: str
+    short: str
+    answer_type: str
+    picked: list[str] = Field(default_factory=list)
+    cited: list[EvidenceItem] = Field(default_factory=list)
+    program: str | None = None
+    value: str | None = None
+    refused: str | None = None  # why the documents were judged not to answer
+
+
+class ReaderInput(BaseModel):
+    """Everything the reader reads for one question."""
+
+    evidence: Evidence
+    document_text: str = ""  # the searched documents' whole text: what a question names must occur in it
+    tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
+    counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
+
+
+class Attempt(BaseModel):
+    ok: bool
+    value: str = ""
+    cited: list[str] = Field(default_factory=list)
+    program: str | None = None
+    reason: str = ""
+
+
+class Reader:
+    """Reads one question's evidence. `call(purpose, messages, model, max_tokens)` is one constrained LLM
+    call (timed and traced by the caller); `emit` reports each step as an event."""
+
+    def __init__(self, call: Call, emit: Callable[[str, dict], None], settings: ReaderSettings | None = None) -> None:
+        self.call = call
+        self.emit = emit
+        self.settings = settings or ReaderSettings()
+
+    async def read(self, question: str, info: QuestionInfo, given: ReaderInput) -> ReaderResult:
+        cfg, evidence = self.settings, given.evidence
+        if not cfg.typed:
+            info = info.model_copy(update={"answer_type": "text", "options": []})
+        absent = missing_names(info.names, given.document_text) if cfg.refuse_unnamed else []
+        if absent:
+            return self.refuse(info, f"the documents never mention {', '.join(absent[:3])}")
+        if not evidence.items:
+            return self.refuse(info, "no evidence was found")
+        best = max(i.score for i in evidence.items)
+        if best < cfg.min_score:
+            return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
+        if given.counting and (counted := self.count(given.counting, evidence)):
+            return counted
+        avoid: list[str] = []
+        for attempt in range(1, (2 if cfg.verify else 1) + 1):
+            if info.answer_type == "number" and not (info.compute and cfg.compute) and cfg.max_options:
+                picked, result = await self.choose_number(question, info, evidence, avoid, attempt)
+            else:
+                picked = await self.pick(question, info, evidence, avoid, attempt)
+                result = await self.answer(question, info, evidence, picked, given.tables) if picked else None
+            if not picked:
+                break
+            self.emit("verify", {"ok": result.ok, "value": result.value, "ids": result.cited or [p.id for p in picked],
+                                 "reason": result.reason, "attempt": attempt})
+            if result.ok or not cfg.verify:
+                return self.accept(info, evidence, picked, result)
+            avoid += [p.id for p in picked]
+        return self.refuse(info, "no evidence line held a verifiable answer")
+
+    async def pick(self, question: str, info: QuestionInfo, evidence: Evidence, avoid: list[str],
+                   attempt: int) -> list[EvidenceItem]:
+        """The evidence lines to answer from, one id per call: the best line, then (for lists, counts and
+        computations) further lines until the model says none. Each call repeats the same prompt and adds
+        a line, so a local model re-reads only that line (llama.cpp reuses the prompt's cache)."""
+        ids = [i for i in evidence.ids if i not in avoid]
+        most = min(len(ids), self.settings.max_picks if info.answer_type == "list" or info.compute else 1)
+        hint = prompts.PICK_AVOID.format(ids=", ".join(avoid)) if avoid else ""
+        prompt = prompts.PICK.format(evidence=evidence.render(), question=question, avoid=hint)
+        chosen: list[str] = []
+        while ids and len(chosen) < most:
+            more = prompts.PICK_MORE.format(ids=", ".join(chosen)) if chosen else ""
+            choices = [i for i in ids if i not in chosen] + (["none"] if chosen else [])
+            model = create_model("Pick", id=(Literal[tuple(choices)], ...))
+            reply = await self.call("pick evidence", messages(prompt + more), model, 12)
+            if reply.value is None or reply.value.id == "none":
+                break
+            chosen.append(reply.value.id)
+        picked = evidence.get(chosen)
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked]})
+        return picked
+
+    async def answer(self, question: str, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
+                     tables: dict[str, Any]) -> Attempt:
+        retry = ""
+        for _ in range(2 if self.settings.verify else 1):  # one retry, told what was wrong
+            if info.compute and info.answer_type == "number" and self.settings.compute:
+                attempt = await self.compute(question, evidence, picked, tables, retry)
+                retry = prompts.RETRY_PROGRAM.format(error=attempt.reason)
+            else:
+                attempt = await self.extract(question, info, evidence, picked, retry)
+                retry = prompts.RETRY_NOT_FOUND.format(answer=attempt.value)
+            if attempt.ok:
+                return attempt
+        return attempt
+
+    async def choose_number(self, question: str, info: QuestionInfo, evidence: Evidence, avoid: list[str],
+                            attempt: int) -> tuple[list[EvidenceItem], Attempt]:
+        """A number question as a multiple choice: every number of the evidence with what labels it (a row
+        and column, or the words around it), best evidence first. The model's pick is a number and, with
+        it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
+        items = [i for i in evidence.items if i.id not in avoid]
+        options = rank_candidates(number_candidates(items, info.count), question)[: self.settings.max_options]
+        chosen = None
+        if options:
+            listed = "\n".join(f"{n}. {o.value} — {o.context} ({o.item.id}, p.{o.item.page})"
+                               for n, o in enumerate(options, 1))
+            model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
+            prompt = prompts.CHOOSE_NUMBER.format(options=listed, question=question)
+            reply = await self.call("pick evidence", messages(prompt), model, 16)
+            chosen = options[int(reply.value.option) - 1] if reply.value else None
+        picked = [chosen.item] if chosen else []
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked]})
+        if chosen is None:
+            return [], Attempt(ok=False, reason="no number in the evidence")
+        return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
+
+    async def extract(self, question: str, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
+                      retry: str) -> Attempt:
+        if info.answer_type == "number" and not retry and self.settings.table_cells:
+            for item in picked:
+                if item.kind == "table" and (cell := cell_answer(question, item.text)):
+                    return Attempt(ok=True, value=cell, cited=[item.id], reason="the row's cell in the column asked for")
+        ids = Literal[tuple(p.id for p in picked)]
+        written = list(dict.fromkeys(n for p in picked for n in numbers_written(p.text)
+                                     if not (info.count and _YEAR.fullmatch(n))))  # a count is not a year
+        answer_field = {
+            # A number is chosen among those the picked lines hold, as they are written there.
+            "number": (Literal[tuple(written)], ...) if written else (str, Field(pattern=NUMBER_PATTERN, max_length=24)),
+            "text": (str, Field(min_length=1, max_length=80)),
+            "list": (list[str], Field(min_length=1, max_length=10)),
+            "yes_no": (Literal["yes", "no"], ...),
+            "choice": (Literal[tuple(info.options)], ...) if info.options else (str, ...),
+        }[info.answer_type]
+        fields = {"answer": answer_field} if info.answer_type == "list" else {"id": (ids, ...), "answer": answer_field}
+        model = create_model("Read", **fields)
+        task = prompts.EXTRACT[info.answer_type]
+        prompt = prompts.READ.format(evidence=evidence.render(picked), question=question, task=task, retry=retry)
+        reply = await self.call("read answer", messages(prompt), model, 200)
+        if reply.value is None:
+            return Attempt(ok=False, reason=f"unparseable reply: {reply.error}")
+        cited = [reply.value.id] if hasattr(reply.value, "id") else [p.id for p in picked]
+        return verify(info, reply.value.answer, evidence.get(cited), evidence.items)
+
+    async def compute(self, question: str, evidence: Evidence, picked: list[EvidenceItem], tables: dict[str, Any],
+                      retry: str) -> Attempt:
+        """Program of thought, held to the evidence: the model names values chosen among the numbers the
+        picked lines hold and writes one expression over the names; code builds and runs the program."""
+        written = list(dict.fromkeys(n for p in picked for n in numbers_written(p.text)))
+        frames = {f"df{n}": tables[p.fragment_id] for n, p in enumerate(picked, 1)
+                  if p.kind == "table" and p.fragment_id in tables}
+        if not written and not frames:
+            return Attempt(ok=False, reason="the picked lines hold no numbers")
+        value = create_model("Value", name=(str, Field(pattern=r"^[a-z][a-z0-9_]{0,24}$")),
+                             value=(Literal[tuple(written)], ...) if written else (str, ...))
+        model = create_model("Program", values=(list[value], Field(min_length=1 if written else 0, max_length=6)),
+                             expression=(str, Field(min_length=1, max_length=200)))
+        described = "".join(prompts.COMPUTE_TABLES.format(id=picked[int(name[2:]) - 1].id, name=name,
+                                                         columns=list(map(str, df.columns)))
+                            for name, df in frames.items())
+        prompt = prompts.COMPUTE.format(evidence=evidence.render(picked), question=question, tables=described,
+                                        retry=retry)
+        reply = await self.call("write program", messages(prompt), model, 220)
+        if reply.value is None:
+            return Attempt(ok=False, reason=f"unparseable reply: {reply.error}")
+        program = "\n".join([*(f"{v.name} = {number_literal(v.value)}  # {where(v.value, picked)}"
+                               for v in reply.value.values), f"ans = {reply.value.expression}"])
+        invented = [n for n in numbers_written(reply.value.expression) if to_number(n) not in _CONSTANTS
+                    and not any(occurs(n, p.text) for p in picked)]
+        if invented:
+            return Attempt(ok=False, program=program, reason=f"{', '.join(invented)} do not occur in the evidence")
+        try:
+            result = format_number(run_program(program, frames), question)
+        except ComputeError as exc:
+            self.emit("compute", {"program": program, "result": None, "error": str(exc)})
+            return Attempt(ok=False, program=program, reason=str(exc))
+        self.emit("compute", {"program": program, "result": result, "error": None})
+        if result is None:
+            return Attempt(ok=False, program=program, reason="the expression's result is not a number")
+        return Attempt(ok=True, program=program, value=result, cited=[p.id for p in picked])
+
+    def count(self, program: str, evidence: Evidence) -> ReaderResult | None:
+        """A count the document's outline answers, run as a program and cited to the outline."""
+        try:
+            value = run_program(program)
+        except ComputeError:
+            return None
+        self.emit("compute", {"program": program, "result": str(value), "error": None})
+        cited = [i for i in evidence.items if i.kind == "outline"][:1]
+        where = f" [p. {cited[0].page}]" if cited else ""
+        return ReaderResult(answer=f"{value}{where}", short=str(value), answer_type="number", program=program,
+                            cited=cited, value=str(value))
+
+    def accept(self, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
+               attempt: Attempt) -> ReaderResult:
+        cited = evidence.get(attempt.cited) or picked
+        pages = sorted({c.page for c in cited})
+        where = " ".join(f"[p. {p}]" for p in pages)
+        return ReaderResult(answer=f"{attempt.value} {where}".strip(), short=short_form(info, attempt.value),
+                            answer_type=info.answer_type, picked=[p.id for p in picked], cited=cited,
+                            program=attempt.program, value=attempt.value)
+
+    def refuse(self, info: QuestionInfo, reason: str) -> ReaderResult:
+        self.emit("refuse", {"reason": reason})
+        return ReaderResult(answer=f"{prompts.NOT_IN_DOCUMENTS.capitalize()}: {reason}.", short=NOT_ANSWERABLE,
+                            answer_type=info.answer_type, refused=reason)
+
+
+def shown(item: EvidenceItem) -> dict:
+    """A picked line as events carry it."""
+    return item.model_dump(include={"id", "text", "page", "file", "kind", "fragment_id"})
+
+
+def messages(prompt: str) -> list[ChatMessage]:
+    return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.READER_SYSTEM),
+            ChatMessage(role=MessageRole.USER, content=prompt)]
+
+
+# verification
+
+
+def verify(info: QuestionInfo, answer: Any, cited: list[EvidenceItem], items: list[EvidenceItem]) -> Attempt:
+    """Does the answer stand in the evidence it cites (or, second best, anywhere in the evidence)?"""
+    values = answer if isinstance(answer, list) else [answer]
+    values = [str(v).strip() for v in values if str(v).strip()]
+    if not values:
+        return Attempt(ok=False, reason="empty answer")
+    shown = f"[{', '.join(values)}]" if isinstance(answer, list) else values[0]
+    if info.answer_type in ("yes_no", "choice"):  # an option of the question, decided by the cited line
+        return Attempt(ok=bool(cited), value=values[0], cited=[c.id for c in cited])
+    found = []
+    for value in values:
+        where = next((c for c in cited if occurs(value, c.text)), None) or \
+            next((c for c in items if occurs(value, c.text)), None)
+        if where is None:
+            return Attempt(ok=False, value=shown, reason=f"{value!r} does not occur in the evidence")
+        found.append(where.id)
+    return Attempt(ok=True, value=shown, cited=list(dict.fromkeys(found)))
+
+
+def numbers_written(text: str) -> list[str]:
+    """The numbers of a text as written there, without the days and years of dates."""
+    text = _DATE.sub(" ", text)
+    return [n.strip("()") if n.count("(") != n.count(")") else n for n in _NUMBER.findall(text)]
+
+
+class Candidate(NamedTuple):
+    value: str
+    context: str
+    item: EvidenceItem
+
+
+def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Candidate]:
+    """Every number of the evidence with what labels it: a table cell's row and column, else the words
+    around it. Dates' days and years are not candidates, nor years when the question asks for a count."""
+    found: dict[tuple[str, str], Candidate] = {}
+    for item in items:
+        if item.kind == "table":
+            pairs = [(value, context) for context, value in row_cells(item.text)]
+        else:
+            text = _DATE.sub(lambda m: "·" * len(m.group(0)), item.text)
+            pairs = [(m.group(0), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
+        for value, context in pairs:
+            value = value.strip("()") if value.count("(") != value.count(")") else value
+            if count and _YEAR.fullmatch(value):
+                continue
+            found.setdefault((value, context), Candidate(value, context, item))
+    return list(found.values())
+
+
+def rank_candidates(options: list[Candidate], question: str) -> list[Candidate]:
+    """The options whose labels say most of what the question asks (its words and years, per word of
+    label) first, then in the evidence's order: a small model often takes the first option."""
+    asked = {_stem(w) for w in _LABEL_WORDS.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question.lower()))}
+    labels = [[_stem(w) for w in _LABEL_WORDS.findall(o.context.lower())] for o in options]
+    df = Counter(w for words in labels for w in set(words))
+    weight = {w: (2 if w[0].isdigit() else 1) * math.log(1 + len(options) / df[w]) for w in df}
+
+    def score(n: int) -> float:
+        return sum(weight[w] for w in set(labels[n]) & asked) / max(len(labels[n]), 1) ** 0.5
+
+    return [options[n] for n in sorted(range(len(options)), key=score, reverse=True)]
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def row_cells(row: str) -> list[tuple[str, str]]:
+    """A table row's numeric cells as (row label · column header, value); a text cell labels the values
+    after it (rows the parser merged)."""
+    cells, label = [], ""
+    for h, v in zip(*parse_row(row)):
+        if re.fullmatch(NUMBER_PATTERN, v.strip()) and label:
+            cells.append((f"{label} · {h}".strip(" ·"), v.strip()))
+        else:
+            label = f"{h}: {v}".strip(": ") if not cells else v.strip()
+    return cells
+
+
+def _around(text: str, start: int, end: int, before: int = 50, after: int = 50) -> str:
+    left = text[max(0, start - before):start].split(" ", 1)[-1] if start > before else text[:start]
+    right = text[end:end + after].rsplit(" ", 1)[0] if len(text) > end + after else text[end:]
+    return " ".join(f"{left}[…]{right}".split())
+
+
+def cell_answer(question: str, row: str) -> str | None:
+    """A table row's value in the column the question names ("fiscal 2023", "January 28, 2023"): code picks
+    the cell when exactly one column header matches best; a one-value row gives its value."""
+    cells = [(context, value) for context, value in row_cells(row)]
+    if len(cells) == 1:
+        return cells[0][1]
+    asked = set(_YEAR.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question)))
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", question)}
+    scores = [3 * len(asked & set(_YEAR.findall(h))) + len(words & {w.lower() for w in re.findall(r"[A-Za-z]{3,}", h)})
+              for h, _ in cells]
+    best = max(scores, default=0)
+    return cells[scores.index(best)][1] if best > 0 and scores.count(best) == 1 else None
+
+
+def occurs(value: str, text: str) -> bool:
+    """A value occurs in a text: as a number (normalised) when it is one, else as words."""
+    number = to_number(value)
+    if number is not None and re.fullmatch(NUMBER_PATTERN, value.strip()):
+        return any(_same(number, n) for n in numbers_in(text))
+    v, t = normalise(value), normalise(text)
+    if not v:
+        return False
+    if re.search(rf"(?<!\w){re.escape(v)}(?!\w)", t):
+        return True
+    words = v.split()
+    return len(words) >= 3 and sum(w in t.split() for w in words) >= 0.8 * len(words)
+
+
+def normalise(text: str) -> str:
+    text = text.lower().replace("’", "'").replace("–", "-").replace("—", "-")
+    return " ".join(re.sub(r"[^\w%$.'-]+", " ", text).split()).strip(" .")
+
+
+def to_number(text: str) -> float | None:
+    raw = text.strip().replace(",", "").replace("$", "").replace("%", "")
+    negative = raw.startswith("(") and raw.endswith(")")
+    raw = raw.strip("()")
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return -value if negative else value
+
+
+def numbers_in(text: str) -> list[float]:
+    found = []
+    for raw in _NUMBER.findall(text):
+        value = to_number(raw)
+        if value is not None:
+            found += [value, abs(value)]
+    return found
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def number_literal(written: str) -> str:
+    """An evidence number as a Python literal: "$1,874" → 1874, "(20)" → -20, "46.3%" → 46.3."""
+    value = to_number(written)
+    return repr(int(value)) if value is not None and value.is_integer() else repr(value)
+
+
+def where(written: str, picked: list[EvidenceItem]) -> str:
+    return next((p.id for p in picked if written in p.text), "evidence")
+
+
+def format_number(value: Any, question: str) -> str | None:
+    """A computed value as the answer: rounded as the question asks, else to at most 3 decimals."""
+    try:
+        number = float(value.item() if hasattr(value, "item") else value)
+    except (TypeError, ValueError):
+        return None
+    match = _DECIMALS.search(question)
+    digits = (int(match.group(1)) if match.group(1).isdigit() else _WORDS[match.group(1).lower()]) if match else 3
+    if number.is_integer() and not match:
+        return str(int(number))
+    text = f"{round(number, digits):.{digits}f}"
+    return text if match else text.rstrip("0").rstrip(".")
+
+
+def short_form(info: QuestionInfo, value: str) -> str:
+    """The short answer a scorer compares: a number bare (no $, thousands commas or %), the rest as read."""
+    number = to_number(value) if re.fullmatch(NUMBER_PATTERN, value.strip()) else None
+    if number is None:
+        return value
+    return str(int(number)) if number.is_integer() else repr(round(number, 6))

@@ -1,0 +1,62 @@
+"""The document's structure as a tool (rag/agent/outline.py): outline, headings, tables and figures per page."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+from conftest import PDFS, local_settings, pdf_bytes
+
+from rag.agent.compute import run_program
+from rag.agent.outline import counting_program, detect_headings, outline
+from rag.workspace import Workspace
+
+STRATEGIC_PLAN = "e79deb02a0c0e87511080836c5d4347b.pdf"
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory, embed_model):
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("plan")), embed_model=embed_model)
+    report = ws.ingest(pdf_bytes(STRATEGIC_PLAN), STRATEGIC_PLAN)
+    return ws, outline(ws.store, report.doc_id)
+
+
+def test_a_pdf_without_a_table_of_contents_gets_its_headings_from_type_size_and_weight(plan):
+    _, doc = plan
+    assert not doc.from_toc and doc.pages == 17
+    titles = [h.title for h in doc.headings]
+    assert {"Appendix A", "Appendix B", "Appendix C", "Appendix D", "Appendix E"} <= set(titles)
+    assert "Executive Summary" in titles
+
+
+def test_numbered_section_headings_of_a_paper(tmp_path):
+    with pymupdf.open(PDFS / "2023.findings-emnlp.248.pdf") as pdf:
+        titles = {h.title: h.page for h in detect_headings(pdf)}
+    assert titles["1 Introduction"] == 1 and titles["4.1 Main Results"] == 7
+
+
+def test_each_page_lists_its_tables_and_figures(plan):
+    ws, doc = plan
+    figures = sum(len(c.figures) for c in doc.contents)
+    tables = sum(len(c.tables) for c in doc.contents)
+    info = ws.store.documents()[0]
+    assert figures == info.fragments["image_caption"] and tables == len(ws.store.tables(info.doc_id))
+    lines = dict(doc.lines())
+    assert lines[1].startswith(f"The document {STRATEGIC_PLAN} has 17 pages")
+
+
+@pytest.mark.parametrize(("question", "count"), [
+    ("How many appendices appear in the document?", 5),
+    ("How many pages does the document have?", 17),
+])
+def test_counts_the_outline_answers_are_programs(plan, question, count):
+    _, doc = plan
+    program = counting_program(question, doc)
+    assert program and run_program(program) == count
+
+
+def test_figures_on_a_range_of_pages_are_counted(plan):
+    _, doc = plan
+    program = counting_program("How many figures are on pages 2-4?", doc)
+    expected = sum(len(c.figures) for c in doc.contents if 2 <= c.page <= 4)
+    assert run_program(program) == expected
+    assert counting_program("How many people are in the picture?", doc) is None

@@ -1,0 +1,74 @@
+"""The reader with the real embedded model on real dev documents: values read from statement rows,
+a ratio computed by a program over two rows, a Pew percentage, a question about the document's
+structure, and refusal when the evidence is absent. No scripted model here."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import BESTBUY, PEW, local_settings, pages_of
+
+from rag.agent.events import Computation, EvidencePicked
+from rag.workspace import Workspace
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def statements(tmp_path_factory, embed_model):
+    """The 10-K's consolidated statements (pages 39-42) in a real store, with the embedded model."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
+    assert ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf").status == "ingested"
+    return ws
+
+
+@pytest.fixture(scope="module")
+def pew(tmp_path_factory, embed_model):
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("pew")), embed_model=embed_model)
+    assert ws.ingest(pages_of(PEW, [1, 3, 4, 5, 19]), "pew.pdf").status == "ingested"
+    return ws
+
+
+def ask(ws, question):
+    events = []
+    return ws.ask(question, on_event=events.append), events
+
+
+def numbers(text: str) -> str:
+    return text.replace(",", "").replace("$", "")
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What was Best Buy's gross profit in fiscal 2023?", "9912"),
+    ("What was Best Buy's revenue in fiscal 2023, in millions of dollars?", "46298"),
+])
+def test_statement_values_are_read_and_cited(statements, question, value):
+    result, events = ask(statements, question)
+    assert result.error is None and result.short_answer == value, (result.answer, result.short_answer)
+    assert result.citations and result.citations[0]["page"] == 2, "the income statement is page 2 of the cut"
+    picked = [e for e in events if isinstance(e, EvidencePicked)]
+    assert picked and all(i in [f"E{n}" for n in range(1, 200)] for i in picked[-1].ids)
+
+
+def test_a_ratio_over_two_statement_rows_is_computed_by_a_program(statements):
+    result, events = ask(statements, "What was Best Buy's gross profit divided by its revenue in fiscal 2023? "
+                                     "Round your answer to three decimal places.")
+    computations = [e for e in events if isinstance(e, Computation) and e.error is None]
+    assert computations, "the answer comes from a program, shown in the events"
+    assert abs(float(result.short_answer) - 9912 / 46298) < 0.002, (result.answer, computations[-1].program)
+
+
+def test_a_pew_percentage(pew):
+    result, _ = ask(pew, "What percentage of Latinos expect their children to be better off financially than themselves?")
+    assert result.short_answer == "72", result.answer
+    assert result.citations and {c["page"] for c in result.citations} <= {3, 4}, "pages 4-5 of the report"
+
+
+def test_a_question_about_the_documents_structure(pew):
+    result, _ = ask(pew, "How many pages does the document have?")
+    assert result.short_answer == "5", result.answer
+
+
+def test_refusal_when_the_evidence_is_absent(statements):
+    result, events = ask(statements, "What was Best Buy's revenue in fiscal 2031?")
+    assert result.not_found and result.short_answer == "Not answerable"
+    assert not [e for e in events if isinstance(e, EvidencePicked)], "code refuses before the model picks"
