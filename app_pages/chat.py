@@ -10,21 +10,22 @@ from collections.abc import Iterator
 import streamlit as st
 from llama_index.core.memory import Memory
 
-from app_pages.common import page_image, render_event, status_label, workspace
+from app_pages.common import page_image, render_event, session_settings, status_label, workspace
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer, error_text
+from rag.settings import Settings
 from rag.ui_helpers import answer_markdown
 from rag.workspace import Workspace
 
 
-def run_agent(ws: Workspace, question: str, memory: Memory, doc_ids: list[str] | None
+def run_agent(ws: Workspace, question: str, memory: Memory, doc_ids: list[str] | None, settings: Settings
               ) -> Iterator[HopEvent | AgentAnswer | Exception]:
     """The agent's events as they happen (it runs in a worker thread), then its answer or exception."""
     events: queue.Queue = queue.Queue()
 
     def work() -> None:
         try:
-            events.put(ws.ask(question, memory=memory, doc_ids=doc_ids, on_event=events.put))
+            events.put(ws.ask(question, memory=memory, doc_ids=doc_ids, on_event=events.put, settings=settings))
         except Exception as exc:  # noqa: BLE001 - shown in the chat, never as a traceback
             events.put(exc)
 
@@ -39,7 +40,7 @@ def answer_live(ws: Workspace, question: str, doc_ids: list[str] | None) -> dict
     message = {"role": "assistant", "events": [], "answer": None, "error": None}
     with st.status("Starting the agent (the first question also loads the language model) …",
                    expanded=True) as status:
-        for item in run_agent(ws, question, st.session_state.memory, doc_ids):
+        for item in run_agent(ws, question, st.session_state.memory, doc_ids, session_settings()):
             if isinstance(item, HopEvent):
                 message["events"].append(item)
                 render_event(ws, item)
@@ -66,6 +67,8 @@ def show_answer(ws: Workspace, message: dict) -> None:
     first = f"first evidence after {answer.first_hop_s:.1f} s · " if answer.first_hop_s is not None else ""
     st.caption(f"{first}answered in {answer.total_s:.1f} s · {len(answer.hops)} hop(s) · "
                f"{sum(answer.tokens.values())} tokens · stop: {answer.stop_reason}")
+    st.page_link("app_pages/traces.py", label="Open the trace", icon=":material/timeline:",
+                 query_params={"run": answer.run_id})
 
 
 def show_citation(ws: Workspace, citation: dict) -> None:

@@ -106,6 +106,10 @@ class Settings(BaseModel):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
+    def for_trace(self) -> dict:
+        """What a run's trace records: the settings a user can change per session (agent, retrieval)."""
+        return self.model_dump(mode="json", include={"agent", "retrieval"})
+
     @classmethod
     def from_env(cls, preset: str = "default", **overrides) -> Settings:
         values = PRESETS[preset].model_dump()

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from rag.agent.events import AnswerEvent, HopEnd, Paraphrase, Stop
-from rag.agent.run import ask
-from rag.trace import list_runs, load_trace
+from rag.agent.events import AnswerEvent, HopEnd, Paraphrase, Stop, Waiting
+from rag.agent.run import STOPPED, ask
+from rag.control import RunControl
+from rag.models.queue import ModelQueue
+from rag.trace import list_runs, load_trace, summarize
 from scripted_llm import ScriptedLLM, action, answer
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
@@ -19,7 +26,8 @@ def run(pew_workspace, tmp_path):
     retrieval = pew_workspace.settings.retrieval
     parent_page_was, page_tokens_was = retrieval.parent_page, retrieval.page_context_tokens
 
-    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, page_tokens=0, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, parent_page=False, page_tokens=0, control=None,
+           **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
         # Fragments alone by default: the hop and token arithmetic below is about control flow.
@@ -27,7 +35,7 @@ def run(pew_workspace, tmp_path):
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
-                     on_event=events.append)
+                     on_event=events.append, control=control)
         return result, events, llm
 
     yield go
@@ -167,3 +175,90 @@ def test_a_run_over_its_deadline_says_so(run, monkeypatch):
     monkeypatch.setattr(type(slow), "complete", lambda self, *a, **k: _time.sleep(3))
     result, _, _ = run([], timeout_s=1.0, llm=slow)
     assert result.error == "no answer within 1 s" and "language model failed" in result.answer
+
+
+# --- stopping a question, and the model's queue (issue 14) -------------------------------------------
+
+
+class QueuedLLM(ScriptedLLM):
+    """The scripted LLM behind a ModelQueue, as the embedded model is, for the queue's control flow."""
+
+    queue: Any = None
+    control: Any = None
+
+    def for_run(self, control):
+        run = self.model_copy()  # the script and the queue are shared
+        run.control = control
+        return run
+
+    def complete(self, prompt, formatted=False, **kwargs):
+        with self.queue.turn(self.control):
+            return super().complete(prompt, formatted, **kwargs)
+
+    async def achat(self, messages, **kwargs):
+        return await asyncio.to_thread(self.chat, messages, **kwargs)
+
+
+class StopWhenQueued(RunControl):
+    """A user who presses Stop when told that a question is ahead of theirs."""
+
+    def queue_position(self, ahead: int) -> None:
+        super().queue_position(ahead)
+        if ahead:
+            self.stop()
+
+
+def test_a_waiting_question_hears_its_place_after_its_first_hop_and_stops_at_once(run):
+    queue, release, holding = ModelQueue(), threading.Event(), threading.Event()
+
+    def other_user() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            release.wait(30)
+
+    threading.Thread(target=other_user, daemon=True).start()
+    holding.wait(5)
+    result, events, llm = run([answer("never read")], llm=QueuedLLM(replies=[answer("never read")], queue=queue),
+                              control=StopWhenQueued())
+    assert queue.load == 1, "the stopped question left the queue while the other still held the model"
+    release.set()
+    assert [e.kind for e in events] == ["run_start", "hop_start", "hop_end", "waiting", "stop", "answer"]
+    waiting = next(e for e in events if isinstance(e, Waiting))
+    assert waiting.ahead == 1 and llm.prompts == []
+    assert result.stop_reason == "stopped" and result.answer == STOPPED and result.error is None
+    assert [s["kind"] for s in load_trace(result.trace)][-2:] == ["stop", "answer"]
+    assert summarize(Path(result.trace)).status == "stopped"
+
+
+class RemoteLLM(ScriptedLLM):
+    """A model behind a network call (no queue): the call waits until it is cancelled."""
+
+    cancelled: Any = None
+    started: Any = None
+
+    async def achat(self, messages, **kwargs):
+        self.started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        raise AssertionError("the call was not cancelled")
+
+
+def test_stopping_a_question_cancels_a_remote_models_call(run):
+    llm = RemoteLLM(replies=[], started=threading.Event(), cancelled=threading.Event())
+    control = RunControl()
+    threading.Thread(target=lambda: llm.started.wait(30) and control.stop(), daemon=True).start()
+    result, events, _ = run([], llm=llm, control=control)
+    assert llm.cancelled.is_set() and result.stop_reason == "stopped"
+    assert [e.kind for e in events][-2:] == ["stop", "answer"] and not any(e.kind == "error" for e in events)
+
+
+def test_the_first_model_call_reports_an_empty_queue(run):
+    result, events, _ = run([answer("Better off [p. 5].")], llm=QueuedLLM(replies=[answer("Better off [p. 5].")],
+                                                                          queue=ModelQueue()),
+                            control=RunControl())
+    [waiting] = kinds(events, Waiting)
+    assert waiting.ahead == 0 and result.stop_reason == "answered"
+    assert [e.kind for e in events].index("waiting") < [e.kind for e in events].index("llm")

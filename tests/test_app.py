@@ -6,6 +6,7 @@ The chat tests use the scripted LLM only to stay fast; answer quality is the slo
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qs
 
 import pymupdf
 import pytest
@@ -14,6 +15,7 @@ from scripted_llm import ScriptedLLM, answer
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import workspace
+from rag.trace import list_runs
 from rag.ui_helpers import answer_markdown, crop_png, page_png, parse_table_row
 
 QUESTION = "How do Latinos see their personal finances?"
@@ -69,6 +71,12 @@ def cited_page(ws) -> int:
     return ws.search(QUESTION).hits[0].fragment.page
 
 
+def trace_link_run(at: AppTest) -> str:
+    """The run id the last answer's "Open the trace" link names."""
+    [link] = [x for x in at.chat_message[-1].get("page_link") if "run=" in x.proto.query_string]
+    return parse_qs(link.proto.query_string)["run"][0]
+
+
 def text_of(at: AppTest) -> str:
     return "\n".join(str(m.value) for m in [*at.markdown, *at.caption])
 
@@ -76,15 +84,38 @@ def text_of(at: AppTest) -> str:
 # --- pages ---------------------------------------------------------------------------------
 
 
-def test_sidebar_shows_models_and_writes_agent_settings(empty_ws):
-    at = app()
+def test_sidebar_settings_are_each_sessions_own(empty_ws):
+    at, other = app(), app()
     assert "qwen" in at.sidebar.markdown[0].value.lower() and "MiniLM" in at.sidebar.markdown[0].value
     assert at.sidebar.get("metric")[0].value == "0"
     at.sidebar.slider(key="max_hops").set_value(5).run()
     at.sidebar.slider(key="k_per_collection").set_value(9).run()
     at.sidebar.number_input(key="ratio_table").set_value(4).run()
-    settings = empty_ws.settings
-    assert (settings.agent.max_hops, settings.retrieval.k_per_collection, settings.retrieval.ratio["table"]) == (5, 9, 4)
+    at.sidebar.toggle(key="hybrid").set_value(False).run()
+    mine = at.session_state["settings"]
+    assert (mine.agent.max_hops, mine.retrieval.k_per_collection, mine.retrieval.ratio["table"]) == (5, 9, 4)
+    assert mine.retrieval.hybrid is False
+    other.run()
+    theirs, server = other.session_state["settings"], empty_ws.settings
+    for settings in (theirs, server):  # another session, and the server's defaults, are untouched
+        assert (settings.agent.max_hops, settings.retrieval.k_per_collection, settings.retrieval.ratio["table"]) == (3, 6, 2)
+        assert settings.retrieval.hybrid is True
+    assert other.sidebar.slider(key="max_hops").value == 3
+
+
+def test_each_session_asks_with_its_own_settings_and_the_trace_records_them(pew_ws):
+    pew_ws.llm = ScriptedLLM(replies=[answer("First [p. 1]."), answer("Second [p. 1].")])
+    one, two = app(), app()
+    one.sidebar.slider(key="max_hops").set_value(1).run()
+    one.sidebar.toggle(key="hybrid").set_value(False).run()
+    one.chat_input[0].set_value(QUESTION).run()
+    two.chat_input[0].set_value(QUESTION).run()
+    assert not one.exception and not two.exception
+    runs = {r.run_id: r for r in list_runs(pew_ws.settings.trace_dir)}
+    first, second = (runs[trace_link_run(at)] for at in (one, two))
+    assert (first.settings["agent"]["max_hops"], first.settings["retrieval"]["hybrid"]) == (1, False)
+    assert (second.settings["agent"]["max_hops"], second.settings["retrieval"]["hybrid"]) == (3, True)
+    assert pew_ws.settings.agent.max_hops == 3 and pew_ws.settings.retrieval.hybrid is True
 
 
 def test_chat_without_documents_sends_the_user_to_upload(empty_ws):
@@ -151,7 +182,23 @@ def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
     assert {"time", "hops", "latency (s)", "tokens", "status"} <= set(runs.columns)
     charts = at.get("plotly_chart")
     assert len(charts) == 3, "one timeline in the detail, two in the comparison"
-    assert at.expander[0].label.startswith("Hop 1") and at.get("download_button")
+    assert at.expander[1].label.startswith("Hop 1") and at.get("download_button")
+
+
+def test_traces_show_each_runs_settings_and_the_comparison_diffs_them(pew_ws):
+    fewer = pew_ws.settings.model_copy(deep=True)
+    fewer.agent.max_hops, fewer.retrieval.hybrid = 2, False
+    pew_ws.llm = ScriptedLLM(replies=[answer("Defaults [p. 1]."), answer("Fewer hops [p. 1].")])
+    pew_ws.ask(QUESTION)
+    pew_ws.ask(QUESTION, settings=fewer)
+    at = app("app_pages/traces.py")
+    assert not at.exception, at.exception
+    assert at.expander[0].label == "Settings of this run"
+    shown = at.dataframe[1].value  # the runs table, then the detail's settings
+    assert dict(zip(shown["setting"], shown["value"]))["agent.max_hops"] == "2"
+    diff = at.dataframe[-1].value
+    assert {r["setting"]: (r["first run"], r["second run"]) for _, r in diff.iterrows()} == {
+        "agent.max_hops": ("2", "3"), "retrieval.hybrid": ("False", "True")}
 
 
 def write_run(ws, name: str, mode: str, hops: int | None, correct: list[bool]) -> None:
@@ -196,7 +243,7 @@ def test_evaluate_compares_modes_and_the_hop_ablation_and_links_traces(pew_ws):
     at.query_params["trace"] = link.split("=", 1)[1]
     at.switch_page("app_pages/traces.py").run()
     assert not at.exception, at.exception
-    assert at.get("plotly_chart") and "Hop 1" in at.expander[0].label
+    assert at.get("plotly_chart") and "Hop 1" in at.expander[1].label
 
 
 @pytest.mark.slow

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import BESTBUY, free_port, local_settings, pages_of
 
+pytestmark = pytest.mark.slow  # the real model: minutes on 2 cores
+
 from rag.models.gguf import ensure_gguf
 from rag.models.llm import LocalLlamaCpp, make_llm, provider
 from rag.trace import load_trace
@@ -56,6 +58,40 @@ def test_short_answer_is_structured_output_from_the_embedded_model(gguf):
     prose = "According to the income statement, Best Buy's revenue was $46,298 million in fiscal 2023 [p. 2]."
     assert short_answer(llm, QUESTION, prose).replace(",", "").count("46298") == 1
     assert short_answer(llm, QUESTION, "That is not in the documents.") == "Not answerable"
+
+
+def test_a_stopped_question_ends_the_embedded_models_generation_and_frees_it(gguf):
+    """Stop while llama.cpp is generating: the call ends at the next token, and the next caller is served."""
+    import threading
+
+    from llama_index.core.llms import ChatMessage
+
+    from rag.control import RunControl, RunStopped
+
+    llm = LocalLlamaCpp(gguf, max_tokens=600)
+    control = RunControl()
+    outcome = {}
+
+    def long_answer() -> None:
+        try:
+            llm.for_run(control).chat([ChatMessage(role="user", content="Count from 1 to 500, one number a line.")],
+                                      stop=[])
+            outcome["result"] = "finished"
+        except RunStopped:
+            outcome["result"] = "stopped"
+
+    worker = threading.Thread(target=long_answer)
+    worker.start()
+    deadline = time.time() + 120
+    while llm.queue.serving is not control:
+        assert time.time() < deadline and worker.is_alive(), outcome
+        time.sleep(0.05)
+    time.sleep(1.0)  # a few tokens in
+    control.stop()
+    worker.join(60)
+    assert outcome == {"result": "stopped"} and llm.queue.load == 0
+    reply = llm.chat([ChatMessage(role="user", content="Say OK.")], max_tokens=5)
+    assert reply.message.content.strip()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from llama_index.core.workflow import Event
 from rag.records import Hit
 
 EventKind = Literal[
-    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "error", "answer"
+    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "error", "answer", "waiting"
 ]
 
 
@@ -76,10 +76,20 @@ class Paraphrase(HopEvent):
     best_score: float
 
 
+class Waiting(HopEvent):
+    """The embedded model serves other questions first: `ahead` of this one (0: its turn has come,
+    after `waited_s`). Issue 14: the run turns the model queue's news into these."""
+
+    kind: EventKind = "waiting"
+    ahead: int
+    waited_s: float = 0.0
+
+
 class Stop(HopEvent):
     kind: EventKind = "stop"
     reason: Literal[
-        "answered", "hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "error"
+        "answered", "hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "error",
+        "stopped",  # issue 14: stopped by the asker
     ]
     detail: str = ""
 

@@ -9,19 +9,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
-from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop
+from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent, cited_pages
 from rag.agent.state import RunState, failure_answer
+from rag.control import RunControl, controlled
+from rag.models.llm import for_run
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
+STOPPED = "Stopped before an answer was written."
 # Numbers (with their separators) and words of 5+ letters: what ties an answer to its source.
 _TERMS = re.compile(r"\d[\d,.]*\d%?|\d%?|[A-Za-z]{5,}")
 
@@ -53,9 +57,11 @@ class AgentAnswer(BaseModel):
 
 async def stream_answer(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
-    trace_dir: Path = Path("logs"), model_name: str = "",
+    trace_dir: Path = Path("logs"), model_name: str = "", control: RunControl | None = None,
 ) -> AsyncIterator[HopEvent]:
-    """Yield every hop event as it happens; the last one is the AnswerEvent."""
+    """Yield every hop event as it happens; the last one is the AnswerEvent. `control` stops the run
+    and hears its place in the embedded model's queue (as Waiting events)."""
+    control = control or RunControl()  # issue 14
     settings = workspace.settings.agent
     docs = workspace.store.documents()
     state = RunState(question=question, settings=settings, doc_ids=doc_ids,
@@ -68,21 +74,21 @@ async def stream_answer(
         return event
 
     yield record(RunStart(run_id=state.run_id, question=question, model=model_name,
-                          settings=settings.model_dump(), hop=0))
+                          settings=workspace.settings.for_trace(), hop=0))  # issue 14: the run's own settings
     if len(question) > settings.max_question_chars:
         error = (f"the question is too long ({len(question):,} characters; the limit is "
                  f"{settings.max_question_chars:,}), please ask a shorter one")
         for event in failure_events(state, error, f"Not answered: {error}."):
             yield record(event)
         return
-    agent = DocAgent.for_run(workspace, llm, state)
+    agent = DocAgent.for_run(workspace, for_run(llm, control), state)  # issue 14: the queue hears this run
     handler = agent.run(user_msg=question, memory=memory or Memory.from_defaults(),
                         max_iterations=2 * settings.max_hops + 6)
     text, error = "", None
     deadline = asyncio.timeout(settings.timeout_s)
     try:
-        async with deadline:
-            async for event in handler.stream_events():
+        async with deadline, contextlib.aclosing(controlled(handler, control, waiting(state))) as events:  # issue 14
+            async for event in events:
                 if isinstance(event, HopEvent):
                     yield record(event)
             result = await handler
@@ -90,6 +96,11 @@ async def stream_answer(
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
         error = (f"no answer within {settings.timeout_s:.0f} s" if deadline.expired()
                  else error_text(exc))
+    if control.stopped:  # issue 14: stopped from the chat, whatever the run was doing
+        await _cancel(handler)
+        for event in stopped_events(state):
+            yield record(event)
+        return
     if not error:
         yield record(answer_event(state, text, None))
         return
@@ -101,6 +112,22 @@ async def stream_answer(
 def error_text(exc: BaseException) -> str:
     """An exception as users may see it: named, short, and scrubbed (a server's error body may quote the key)."""
     return redact(f"{type(exc).__name__}: {exc}")[:500]
+
+
+def waiting(state: RunState):
+    """The model queue's news as Waiting events of this run (issue 14)."""
+    def event(ahead: int, waited: float) -> Waiting:
+        now = time.time()
+        return Waiting(run_id=state.run_id, hop=state.hops, ahead=ahead, waited_s=round(waited, 3),
+                       t_start=now - waited, t_end=now)
+
+    return event
+
+
+def stopped_events(state: RunState) -> list[HopEvent]:
+    """How a stopped run ends (issue 14): a stop event, and an answer that says so."""
+    return [Stop(run_id=state.run_id, hop=state.hops, reason="stopped", detail="stopped by the user"),
+            AnswerEvent(run_id=state.run_id, hop=state.hops, answer=STOPPED, stop_reason="stopped")]
 
 
 def failure_events(state: RunState, error: str, text: str) -> list[HopEvent]:
@@ -149,9 +176,10 @@ async def _cancel(handler) -> None:
 def ask(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
+    control: RunControl | None = None,
 ) -> AgentAnswer:
     """Run one question to its answer, calling on_event for each hop event as it happens."""
-    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name)
+    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, control)
     return drain(events, question, trace_dir, on_event)
 
 
