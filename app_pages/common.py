@@ -15,7 +15,9 @@ from rag.agent.events import (
     Paraphrase,
     Stop,
     Thought,
+    Waiting,
 )
+from rag.control import queue_text
 from rag.records import Hit
 from rag.settings import Settings
 from rag.ui_helpers import crop_png, page_png, parse_table_row
@@ -119,6 +121,8 @@ def render_event(ws: Workspace, event: HopEvent) -> None:
         st.caption(f"Stopped searching: {event.reason.replace('_', ' ')} {event.detail}".strip())
     elif isinstance(event, ErrorEvent):
         st.warning(event.message)
+    elif isinstance(event, Waiting) and not event.ahead and event.waited_s >= 0.5:
+        st.caption(f":material/hourglass_bottom: Waited {event.waited_s:.0f} s for the model (other questions first)")
 
 
 def status_label(event: HopEvent) -> str | None:
@@ -127,6 +131,8 @@ def status_label(event: HopEvent) -> str | None:
         return f"Hop {event.hop}: searching {MODALITY_LABEL.get(event.modality, event.modality)} …"
     if isinstance(event, HopEnd):
         return f"Hop {event.hop}: {len(event.hits)} fragments found, the model is reading …"
+    if isinstance(event, Waiting):
+        return f"Hop {event.hop}: {queue_text(event.ahead)} …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

@@ -65,6 +65,24 @@ class Workspace:
     def retriever(self) -> Retriever:
         return self._base.retriever if self._base else Retriever(self.store, self.settings.retrieval)
 
+    @cached_property
+    def conversations(self):
+        """The chat's saved conversations (data/conversations.sqlite)."""
+        if self._base:
+            return self._base.conversations
+        from rag.conversations import Conversations
+
+        return Conversations(self.settings.data_dir / "conversations.sqlite")
+
+    @cached_property
+    def live_runs(self):
+        """Questions being answered in background threads, saved to their conversations when done."""
+        if self._base:
+            return self._base.live_runs
+        from rag.live import LiveRuns
+
+        return LiveRuns(self.conversations)
+
     def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
                password: str | None = None) -> IngestReport:
         """Parse and index one PDF; refusals come back as status "error", never raised."""

@@ -7,6 +7,7 @@ quality is never tested with it: the end-to-end tests run the real local model.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
@@ -33,6 +34,25 @@ class ScriptedLLM(CustomLLM):
 
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         yield self.complete(prompt, formatted, **kwargs)
+
+
+class QueuedLLM(ScriptedLLM):
+    """The scripted LLM behind a ModelQueue, as the embedded model is, for the queue's control flow."""
+
+    queue: Any = None
+    control: Any = None
+
+    def for_run(self, control):
+        run = self.model_copy()  # the script and the queue are shared
+        run.control = control
+        return run
+
+    def complete(self, prompt, formatted=False, **kwargs):
+        with self.queue.turn(self.control):
+            return super().complete(prompt, formatted, **kwargs)
+
+    async def achat(self, messages, **kwargs):
+        return await asyncio.to_thread(self.chat, messages, **kwargs)
 
 
 def action(tool: str, query: str, thought: str = "I need more.") -> str:

@@ -14,7 +14,7 @@ from rag.agent.run import STOPPED, ask
 from rag.control import RunControl
 from rag.models.queue import ModelQueue
 from rag.trace import list_runs, load_trace, summarize
-from scripted_llm import ScriptedLLM, action, answer
+from scripted_llm import QueuedLLM, ScriptedLLM, action, answer
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
 
@@ -178,25 +178,6 @@ def test_a_run_over_its_deadline_says_so(run, monkeypatch):
 
 
 # --- stopping a question, and the model's queue (issue 14) -------------------------------------------
-
-
-class QueuedLLM(ScriptedLLM):
-    """The scripted LLM behind a ModelQueue, as the embedded model is, for the queue's control flow."""
-
-    queue: Any = None
-    control: Any = None
-
-    def for_run(self, control):
-        run = self.model_copy()  # the script and the queue are shared
-        run.control = control
-        return run
-
-    def complete(self, prompt, formatted=False, **kwargs):
-        with self.queue.turn(self.control):
-            return super().complete(prompt, formatted, **kwargs)
-
-    async def achat(self, messages, **kwargs):
-        return await asyncio.to_thread(self.chat, messages, **kwargs)
 
 
 class StopWhenQueued(RunControl):

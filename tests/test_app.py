@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import pymupdf
 import pytest
 from conftest import PEW, pages_of
-from scripted_llm import ScriptedLLM, answer
+from scripted_llm import QueuedLLM, ScriptedLLM, answer
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import workspace
@@ -103,21 +103,6 @@ def test_sidebar_settings_are_each_sessions_own(empty_ws):
     assert other.sidebar.slider(key="max_hops").value == 3
 
 
-def test_each_session_asks_with_its_own_settings_and_the_trace_records_them(pew_ws):
-    pew_ws.llm = ScriptedLLM(replies=[answer("First [p. 1]."), answer("Second [p. 1].")])
-    one, two = app(), app()
-    one.sidebar.slider(key="max_hops").set_value(1).run()
-    one.sidebar.toggle(key="hybrid").set_value(False).run()
-    one.chat_input[0].set_value(QUESTION).run()
-    two.chat_input[0].set_value(QUESTION).run()
-    assert not one.exception and not two.exception
-    runs = {r.run_id: r for r in list_runs(pew_ws.settings.trace_dir)}
-    first, second = (runs[trace_link_run(at)] for at in (one, two))
-    assert (first.settings["agent"]["max_hops"], first.settings["retrieval"]["hybrid"]) == (1, False)
-    assert (second.settings["agent"]["max_hops"], second.settings["retrieval"]["hybrid"]) == (3, True)
-    assert pew_ws.settings.agent.max_hops == 3 and pew_ws.settings.retrieval.hybrid is True
-
-
 def test_chat_without_documents_sends_the_user_to_upload(empty_ws):
     at = app()
     assert "No documents yet" in at.info[0].value
@@ -171,6 +156,21 @@ def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
     [error] = at.chat_message[1].error
     assert "timed out" in error.value and not at.exception
     assert "language model failed" in at.chat_message[1].markdown[-1].value
+
+
+def test_each_session_asks_with_its_own_settings_and_the_trace_records_them(pew_ws):
+    pew_ws.llm = ScriptedLLM(replies=[answer("First [p. 1]."), answer("Second [p. 1].")])
+    one, two = app(), app()
+    one.sidebar.slider(key="max_hops").set_value(1).run()
+    one.sidebar.toggle(key="hybrid").set_value(False).run()
+    one.chat_input[0].set_value(QUESTION).run()
+    two.chat_input[0].set_value(QUESTION).run()
+    assert not one.exception and not two.exception
+    runs = {r.run_id: r for r in list_runs(pew_ws.settings.trace_dir)}
+    first, second = (runs[trace_link_run(at)] for at in (one, two))
+    assert (first.settings["agent"]["max_hops"], first.settings["retrieval"]["hybrid"]) == (1, False)
+    assert (second.settings["agent"]["max_hops"], second.settings["retrieval"]["hybrid"]) == (3, True)
+    assert pew_ws.settings.agent.max_hops == 3 and pew_ws.settings.retrieval.hybrid is True
 
 
 def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
@@ -273,6 +273,77 @@ def test_a_trace_link_outside_the_app_folders_is_refused(pew_ws, tmp_path):
     at.query_params["trace"] = str(outside)
     at.switch_page("app_pages/traces.py").run()
     assert "not in this app's trace or evaluation folders" in at.warning[0].value
+
+
+# --- conversations (last in the module: the restart test drops the app's cached workspace) -----------
+
+
+def test_a_conversation_is_listed_followed_up_and_its_link_reopens_it(pew_ws, monkeypatch):
+    pew_ws.llm = ScriptedLLM(replies=[answer("Most say good or excellent [p. 1]."), answer("Better off [p. 2].")])
+    monkeypatch.setattr(pew_ws.settings.agent, "low_score", 0.0)  # no paraphrase: two scripted replies
+    at = app()
+    at.chat_input[0].set_value(QUESTION).run()
+    cid = at.query_params["conversation"]
+    at.chat_input[0].set_value("And their children?").run()
+    assert not at.exception, at.exception
+    assert QUESTION in pew_ws.llm.prompts[1] and "good or excellent" in pew_ws.llm.prompts[1], "a follow-up"
+    assert [m.markdown[0].value for m in at.chat_message[::2]] == [QUESTION, "And their children?"]
+    listed = [x for x in at.sidebar.get("page_link") if f"conversation={cid}" in x.proto.query_string]
+    assert listed and QUESTION[:40] in listed[0].proto.label
+    assert pew_ws.conversations.get(cid).turns == 2
+
+    reloaded = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    reloaded.query_params["conversation"] = cid
+    reloaded.switch_page("app_pages/chat.py").run()  # a new session: a reload, or a colleague's link
+    assert shown_turns(reloaded) == shown_turns(at)
+
+
+def test_reopening_a_conversation_while_its_question_runs_follows_it_and_stop_ends_it(pew_ws):
+    import threading
+
+    from rag.models.queue import ModelQueue
+
+    queue = ModelQueue()
+    other = queue.turn()
+    other.__enter__()  # another question holds the model: this one waits in the queue
+    pew_ws.llm = QueuedLLM(replies=[answer("never")], queue=queue)
+    cid = pew_ws.conversations.create(QUESTION)
+    live = pew_ws.live_runs.start(pew_ws, cid, QUESTION, pew_ws.settings)
+    threading.Timer(3.0, live.stop).start()  # the Stop button's callback, from another session
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params["conversation"] = cid
+    at.switch_page("app_pages/chat.py").run()
+    assert not at.exception, at.exception
+    other.__exit__(None, None, None)
+    [turn] = pew_ws.conversations.turns(cid)
+    assert turn.status == "stopped" and [e["kind"] for e in turn.events][-3:] == ["waiting", "stop", "answer"]
+    assert turn.events[-3]["ahead"] == 1 and pew_ws.llm.prompts == []
+    assert "Stopped before an answer was written." in at.chat_message[1].markdown[-1].value
+
+
+def test_a_conversation_survives_a_restart_and_can_be_deleted(pew_ws):
+    pew_ws.llm = ScriptedLLM(replies=[answer("Most say good or excellent [p. 1].")])
+    at = app()
+    at.chat_input[0].set_value(QUESTION).run()
+    cid, before = at.query_params["conversation"], shown_turns(at)
+    workspace.clear()  # a restart: the store, the conversations and the live runs are opened anew
+    after = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    after.query_params["conversation"] = cid
+    after.switch_page("app_pages/chat.py").run()
+    assert workspace() is not pew_ws and shown_turns(after) == before
+    after.button(key="delete_conversation").click().run()
+    assert workspace().conversations.get(cid) is None and "conversation" not in after.query_params
+    assert not after.chat_message
+
+
+def shown_turns(at: AppTest) -> list[tuple]:
+    """What the chat shows of each message: its text, its hop box's title and its trace link."""
+    shown = []
+    for message in at.chat_message:
+        links = [x.proto.query_string for x in message.get("page_link")]
+        shown.append((message.markdown[0].value if message.markdown else "", [s.label for s in message.status],
+                      message.markdown[-1].value if message.markdown else "", links))
+    return shown
 
 
 # --- helpers -------------------------------------------------------------------------------
