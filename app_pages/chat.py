@@ -97,25 +97,28 @@ def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> N
         st.rerun()  # it is over: draw it from the conversation, with the input enabled again
 
 
-def warm_up_llm(ws: Workspace) -> None:
-    """Load the language model while the user types, once per session (Workspace.llm is cached)."""
-    if "llm_warm_up" not in st.session_state:
-        st.session_state.llm_warm_up = threading.Thread(target=lambda: ws.llm, name="llm-warm-up", daemon=True)
-        st.session_state.llm_warm_up.start()
+def warm_up(ws: Workspace) -> None:
+    """Load the language model, the BM25 indexes and the router while the user types, once per
+    session (all three are cached by the workspace), so the first question's first hop shows at once."""
+    if "warm_up" not in st.session_state:
+        def load() -> None:
+            ws.search("warm-up")
+            _ = ws.llm
+
+        st.session_state.warm_up = threading.Thread(target=load, name="warm-up", daemon=True)
+        st.session_state.warm_up.start()
 
 
 ws = workspace()
 docs = ws.store.documents()
 cid = open_conversation(ws)
-title, new, delete = st.columns([6, 1, 1], vertical_alignment="bottom")
+title, delete = st.columns([6, 1], vertical_alignment="bottom")
 title.title("Ask your reports")
 if not docs:
     st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon=":material/inbox:")
     st.page_link("app_pages/upload.py", label="Go to Upload", icon=":material/upload_file:")
     st.stop()
-warm_up_llm(ws)
-new.button("New conversation", key="new_conversation", icon=":material/restart_alt:",
-           on_click=lambda: st.query_params.pop(PARAM, None))
+warm_up(ws)
 if cid:
     delete.button("Delete", key="delete_conversation", icon=":material/delete:", on_click=delete_conversation, args=(ws, cid),
                   help="Delete this conversation (the traces of its runs stay)")
@@ -124,7 +127,9 @@ chosen = st.multiselect("Search in", list(names), format_func=names.get, placeho
 live = ws.live_runs.get(cid)
 question = st.chat_input("Wait for the answer, or stop it" if live else "Ask a question about your reports",
                          disabled=live is not None)
-if question:
+if question and live:  # typed while the last question ran: one question at a time per conversation
+    st.toast("Wait for the answer, or stop it, before asking again.", icon=":material/hourglass_top:")
+elif question:
     if cid is None:
         cid = ws.conversations.create(question)
         st.query_params[PARAM] = cid

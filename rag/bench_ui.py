@@ -108,14 +108,17 @@ def open_chat(context, url: str):
 
 
 def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 900,
-             screenshots: Path | None = None) -> dict:
+             screenshots: Path | None = None, warm_up: bool = True) -> dict:
     """`users` browser contexts ask at the same moment; per user: seconds from Enter until the queue
-    line, the first hop's evidence and the answer are on screen, the run that answered, any error."""
+    line, the first hop's evidence and the answer are on screen, the run that answered, any error.
+    A warm server is measured: first one question is asked and answered alone (model and indexes load)."""
     from playwright.sync_api import sync_playwright
 
     asked = [questions[i % len(questions)] for i in range(users)]
     with sync_playwright() as pw:
         chromium = browser(pw)
+        if warm_up:
+            _warm_up(chromium, url, questions[0], timeout_s)
         pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url) for _ in asked]
         starts = []
         for page, question in zip(pages, asked):
@@ -140,6 +143,16 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
     return {"users": users, "per_user": users_seen, **_summary(users_seen)}
 
 
+def _warm_up(chromium, url: str, question: str, timeout_s: float) -> None:
+    context = chromium.new_context()
+    page = open_chat(context, url)
+    page.locator('[data-testid="stChatInputTextArea"]').fill(question)
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    reply = page.locator('[data-testid="stChatMessage"]').nth(1)
+    reply.get_by_text(re.compile("answered in|Could not get an answer")).first.wait_for(timeout=timeout_s * 1000)
+    context.close()
+
+
 def _look(page, seen: dict, elapsed: float, screenshots: Path | None, n: int) -> None:
     """Note what this user's page shows now."""
     reply = page.locator('[data-testid="stChatMessage"]').nth(1)
@@ -150,8 +163,9 @@ def _look(page, seen: dict, elapsed: float, screenshots: Path | None, n: int) ->
         ahead = int(match.group(1) or 0)
         if seen["queue_s"] is None:
             seen["queue_s"] = round(elapsed, 2)
-            if screenshots:
-                page.screenshot(path=str(screenshots / f"user{n + 1}-queue.png"), full_page=True)
+            if screenshots:  # the status box's title says it
+                reply.locator('[data-testid="stExpander"] summary').first.scroll_into_view_if_needed()
+                page.screenshot(path=str(screenshots / f"user{n + 1}-queue.png"))
         if not seen["ahead"] or seen["ahead"][-1] != ahead:
             seen["ahead"].append(ahead)
     if seen["first_hop_s"] is None and "score " in text:

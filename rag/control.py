@@ -63,6 +63,26 @@ def queue_text(ahead: int, waited_s: float = 0.0) -> str:
         "The model is reading your question"
 
 
+class QueueTimeOff:
+    """A run's deadline stands still while its question waits for the model: the wait is the other
+    questions' time, and the run gets all of its own."""
+
+    def __init__(self, deadline: asyncio.Timeout) -> None:
+        self.deadline = deadline
+        self.left: float | None = None
+
+    def see(self, event) -> None:
+        if getattr(event, "kind", None) != "waiting" or self.deadline.when() is None and self.left is None:
+            return
+        now = asyncio.get_running_loop().time()
+        if event.ahead and self.left is None:
+            self.left = self.deadline.when() - now
+            self.deadline.reschedule(None)
+        elif not event.ahead and self.left is not None:
+            self.deadline.reschedule(now + self.left)
+            self.left = None
+
+
 _END = object()
 
 

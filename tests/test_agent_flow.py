@@ -243,3 +243,21 @@ def test_the_first_model_call_reports_an_empty_queue(run):
     [waiting] = kinds(events, Waiting)
     assert waiting.ahead == 0 and result.stop_reason == "answered"
     assert [e.kind for e in events].index("waiting") < [e.kind for e in events].index("llm")
+
+
+def test_time_in_the_models_queue_does_not_count_against_the_deadline(run):
+    """Other questions hold the model longer than this run's whole deadline; it still gets its answer."""
+    queue, holding = ModelQueue(), threading.Event()
+
+    def other_users() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            threading.Event().wait(6.0)
+
+    threading.Thread(target=other_users, daemon=True).start()
+    holding.wait(5)
+    result, events, _ = run([answer("Better off [p. 5].")], timeout_s=4.0, control=RunControl(),
+                            llm=QueuedLLM(replies=[answer("Better off [p. 5].")], queue=queue))
+    assert result.error is None and result.stop_reason == "answered"
+    waited = [e for e in events if isinstance(e, Waiting)]
+    assert [e.ahead for e in waited] == [1, 0] and waited[-1].waited_s > 4.0

@@ -83,7 +83,7 @@ def test_every_page_has_its_own_address_and_the_root_opens_the_chat(server, chro
 
     page = chromium.new_page()
     page.goto(server.url + "/")
-    page.wait_for_url(re.compile(r"/chat$"))
+    expect(page).to_have_url(re.compile(r"/chat$"))
     expect(page.get_by_role("heading", name="Ask your reports")).to_be_visible()
     for path, heading in {"chat": "Ask your reports", "upload": "Upload reports", "traces": "Traces",
                           "evaluate": "Evaluate"}.items():
@@ -158,7 +158,7 @@ def test_a_conversation_reopened_after_a_restart_shows_the_same_messages_and_hop
     page = user(chromium, server)
     ask(page, QUESTIONS[2])
     expect(reply(page).get_by_text("answered in")).to_be_visible(timeout=ANSWER_MS)
-    page.wait_for_url(re.compile(r"/chat\?conversation=\w+"))
+    expect(page).to_have_url(re.compile(r"/chat\?conversation=\w+"))
     link, before = page.url, conversation_on_screen(page)
     page.context.close()
     server.restart()

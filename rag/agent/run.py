@@ -20,7 +20,7 @@ from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall,
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent, cited_pages
 from rag.agent.state import RunState, failure_answer
-from rag.control import RunControl, controlled
+from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run
 from rag.trace import TraceWriter, redact
 
@@ -86,9 +86,11 @@ async def stream_answer(
                         max_iterations=2 * settings.max_hops + 6)
     text, error = "", None
     deadline = asyncio.timeout(settings.timeout_s)
+    queue_time_off = QueueTimeOff(deadline)  # issue 14: waiting for the model does not count
     try:
         async with deadline, contextlib.aclosing(controlled(handler, control, waiting(state))) as events:  # issue 14
             async for event in events:
+                queue_time_off.see(event)  # issue 14
                 if isinstance(event, HopEvent):
                     yield record(event)
             result = await handler
