@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieval_switches(p)
     p.set_defaults(func=cmd_ask)
 
+    p = sub.add_parser("conversations", help="the chat's saved conversations: list them, show or delete one")
+    p.add_argument("action", nargs="?", choices=["list", "show", "delete"], default="list")
+    p.add_argument("id", nargs="?", help="a conversation id (from the list, or the chat's ?conversation=)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_conversations)
+
     p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
     p.add_argument("--qa", type=Path, required=True)
     p.add_argument("--pdfs", type=Path, help="folder of the questions' PDFs (default: documents already ingested)")
@@ -242,6 +248,26 @@ def cmd_ask(args, settings: Settings) -> int:
     result = ws.ask(args.question, doc_ids=doc_ids, on_event=None if args.json else print_event)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+    return 0
+
+
+def cmd_conversations(args, settings: Settings) -> int:
+    store = _workspace(settings).conversations
+    if args.action == "list":
+        found = store.list(limit=-1)
+        lines = [f"{c.id}  {c.turns:3d} question(s)  {c.title}" for c in found]
+        _emit(args, {"conversations": [c.model_dump() for c in found]}, "\n".join(lines) or "no conversations yet")
+        return 0
+    if not args.id or store.get(args.id) is None:
+        raise SystemExit(f"no conversation {args.id!r}: python -m rag conversations")
+    if args.action == "delete":
+        store.delete(args.id)
+        print(f"deleted conversation {args.id}")
+        return 0
+    turns = store.turns(args.id)
+    lines = [f"Q{t.n}: {t.question}\nA{t.n} [{t.status}, run {t.run_id}]: {t.answer.answer if t.answer else t.error}\n"
+             for t in turns]
+    _emit(args, {"id": args.id, "turns": [t.model_dump(mode="json") for t in turns]}, "\n".join(lines))
     return 0
 
 
