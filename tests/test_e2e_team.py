@@ -88,7 +88,7 @@ def test_every_page_has_its_own_address_and_the_root_opens_the_chat(server, chro
     for path, heading in {"chat": "Ask your reports", "upload": "Upload reports", "traces": "Traces",
                           "evaluate": "Evaluate"}.items():
         page.goto(f"{server.url}/{path}")
-        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
         assert page.get_by_text("Page not found").count() == 0, path
     shot(page, "01-evaluate-by-address")
     page.close()
