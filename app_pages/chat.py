@@ -1,63 +1,67 @@
-"""Chat: each hop appears live with its evidence; answers link to the pages they cite."""
+"""Chat: each hop appears live with its evidence; answers link to the pages they cite and to their trace.
+
+Questions run in background threads (rag/live.py) and every turn is saved to its conversation
+(rag/conversations.py), so a reload, a click on Stop or a restart loses nothing that was answered.
+"""
 
 from __future__ import annotations
 
-import queue
 import threading
-import uuid
-from collections.abc import Iterator
+import time
 
 import streamlit as st
-from llama_index.core.memory import Memory
 
-from app_pages.common import page_image, render_event, status_label, workspace
+from app_pages.common import page_image, render_event, session_settings, status_label, workspace
+from app_pages.conversations import PARAM, delete_conversation, open_conversation
 from rag.agent.events import HopEvent
-from rag.agent.run import AgentAnswer, error_text
+from rag.agent.run import AgentAnswer
+from rag.conversations import Turn
+from rag.live import LiveRun
 from rag.ui_helpers import answer_markdown
 from rag.workspace import Workspace
 
 
-def run_agent(ws: Workspace, question: str, memory: Memory, doc_ids: list[str] | None
-              ) -> Iterator[HopEvent | AgentAnswer | Exception]:
-    """The agent's events as they happen (it runs in a worker thread), then its answer or exception."""
-    events: queue.Queue = queue.Queue()
+def follow(ws: Workspace, live: LiveRun) -> None:
+    """A running question: its events so far, then each one as it comes, until its answer.
 
-    def work() -> None:
-        try:
-            events.put(ws.ask(question, memory=memory, doc_ids=doc_ids, on_event=events.put))
-        except Exception as exc:  # noqa: BLE001 - shown in the chat, never as a traceback
-            events.put(exc)
-
-    threading.Thread(target=work, name="agent", daemon=True).start()
-    while isinstance(item := events.get(), HopEvent):
-        yield item
-    yield item
-
-
-def answer_live(ws: Workspace, question: str, doc_ids: list[str] | None) -> dict:
-    """Stream one answer into the current chat message; returns it as a chat history entry."""
-    message = {"role": "assistant", "events": [], "answer": None, "error": None}
-    with st.status("Starting the agent (the first question also loads the language model) …",
-                   expanded=True) as status:
-        for item in run_agent(ws, question, st.session_state.memory, doc_ids):
-            if isinstance(item, HopEvent):
-                message["events"].append(item)
-                render_event(ws, item)
-                if label := status_label(item):
-                    status.update(label=label, expanded=True)  # an update without it collapses the box
-            elif isinstance(item, AgentAnswer):
-                message["answer"] = item
-            else:
-                message["error"] = error_text(item)
-        status.update(state="error" if message["error"] else "complete", expanded=False)
-    show_answer(ws, message)
-    return message
+    The status box's title is rewritten every half second (the elapsed time): each rewrite lets
+    Streamlit end this script run when the user clicks Stop or anything else, and the next run
+    picks the question up again from its first event."""
+    st.button("Stop", key=f"stop_{live.turn.conversation_id}_{live.turn.n}", icon=":material/stop_circle:",
+              on_click=live.stop, disabled=live.control.stopped, help="Stop this question (it keeps its evidence)")
+    seen, label = 0, "Starting the agent (the first question also loads the language model) …"
+    with st.status(label, expanded=True) as status:
+        while True:
+            for event in live.wait(seen, timeout=0.5):
+                render_event(ws, event)
+                label = status_label(event) or label
+                seen += 1
+            if live.over and seen == len(live.events):
+                break
+            status.update(label=f"{label} · {time.monotonic() - live.started:.0f} s", expanded=True)
+        status.update(label=label, state="error" if live.error else "complete", expanded=False)
+    show_answer(ws, live.answer, live.error)
 
 
-def show_answer(ws: Workspace, message: dict) -> None:
-    answer: AgentAnswer | None = message["answer"]
-    if message["error"] or (answer and answer.error):
-        st.error(f"Could not get an answer from the language model: {message['error'] or answer.error}", icon=":material/error:")
+def show_turn(ws: Workspace, turn: Turn) -> None:
+    """A finished turn as it was shown live: its hop box, answer, citations and trace link."""
+    if turn.status == "running":  # saved when asked; its run ended with the process that ran it
+        st.warning("This question was interrupted: the server restarted before it was answered. Ask it again.",
+                   icon=":material/restart_alt:")
+        return
+    events = turn.hop_events()
+    if events:
+        hops = sum(e.kind == "hop_end" for e in events)
+        picked = picked_fragments(events)
+        with st.status(f"Evidence · {hops} hop(s)", state="error" if turn.error else "complete"):
+            for event in events:
+                render_event(ws, event, picked)
+    show_answer(ws, turn.answer, turn.error)
+
+
+def show_answer(ws: Workspace, answer: AgentAnswer | None, error: str | None) -> None:
+    if error or (answer and answer.error):
+        st.error(f"Could not get an answer from the language model: {error or answer.error}", icon=":material/error:")
     if not answer:
         return
     st.markdown(answer_markdown(answer.answer))
@@ -66,6 +70,8 @@ def show_answer(ws: Workspace, message: dict) -> None:
     first = f"first evidence after {answer.first_hop_s:.1f} s · " if answer.first_hop_s is not None else ""
     st.caption(f"{first}answered in {answer.total_s:.1f} s · {len(answer.hops)} hop(s) · "
                f"{sum(answer.tokens.values())} tokens · stop: {answer.stop_reason}")
+    st.page_link("app_pages/traces.py", label="Open the trace", icon=":material/timeline:",
+                 query_params={"run": answer.run_id})
 
 
 def show_citation(ws: Workspace, citation: dict) -> None:
@@ -82,57 +88,60 @@ def show_citation(ws: Workspace, citation: dict) -> None:
                  caption="The cited evidence is boxed in red." if box else None, width=720)
 
 
-def show_history(ws: Workspace) -> None:
-    for message in st.session_state.messages:
-        with st.chat_message(message["role"]):
-            if message["role"] == "user":
-                st.markdown(answer_markdown(message["content"]))
-                continue
-            if message["events"]:
-                picked = picked_fragments(message["events"])
-                with st.status(f"Evidence · {sum(e.kind == 'hop_end' for e in message['events'])} hop(s)",
-                               state="error" if message["error"] else "complete"):
-                    for event in message["events"]:
-                        render_event(ws, event, picked)
-            show_answer(ws, message)
-
-
 def picked_fragments(events: list[HopEvent]) -> frozenset[str]:
+    """The fragments the reader picked: marked in the hop box when a finished turn is shown again."""
     return frozenset(item["fragment_id"] for e in events if e.kind == "evidence"
                      for item in e.evidence if item.get("fragment_id"))
 
 
-def warm_up_llm(ws: Workspace) -> None:
-    """Load the language model while the user types, once per session (Workspace.llm is cached)."""
-    if "llm_warm_up" not in st.session_state:
-        st.session_state.llm_warm_up = threading.Thread(target=lambda: ws.llm, name="llm-warm-up", daemon=True)
-        st.session_state.llm_warm_up.start()
+def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> None:
+    for turn in ws.conversations.turns(cid) if cid else []:
+        with st.chat_message("user"):
+            st.markdown(answer_markdown(turn.question))
+        with st.chat_message("assistant"):
+            if live and live.turn.n == turn.n:
+                follow(ws, live)
+            else:
+                show_turn(ws, turn)
+    if live:
+        st.rerun()  # it is over: draw it from the conversation, with the input enabled again
 
 
-def new_conversation() -> None:
-    st.session_state.messages = []
-    st.session_state.memory = Memory.from_defaults(session_id=uuid.uuid4().hex)
+def warm_up(ws: Workspace) -> None:
+    """Load the language model, the BM25 indexes and the router while the user types, once per
+    session (all three are cached by the workspace), so the first question's first hop shows at once."""
+    if "warm_up" not in st.session_state:
+        def load() -> None:
+            ws.search("warm-up")
+            _ = ws.llm
+
+        st.session_state.warm_up = threading.Thread(target=load, name="warm-up", daemon=True)
+        st.session_state.warm_up.start()
 
 
 ws = workspace()
 docs = ws.store.documents()
-title, reset = st.columns([5, 1], vertical_alignment="bottom")
+cid = open_conversation(ws)
+title, delete = st.columns([6, 1], vertical_alignment="bottom")
 title.title("Ask your reports")
 if not docs:
     st.info("No documents yet. Upload a PDF report first, then come back to ask about it.", icon=":material/inbox:")
     st.page_link("app_pages/upload.py", label="Go to Upload", icon=":material/upload_file:")
     st.stop()
-warm_up_llm(ws)
-if "messages" not in st.session_state:
-    new_conversation()
-reset.button("New conversation", icon=":material/restart_alt:", on_click=new_conversation)
+warm_up(ws)
+if cid:
+    delete.button("Delete", key="delete_conversation", icon=":material/delete:", on_click=delete_conversation, args=(ws, cid),
+                  help="Delete this conversation (the traces of its runs stay)")
 names = {d.doc_id: d.file for d in docs}
 chosen = st.multiselect("Search in", list(names), format_func=names.get, placeholder="all documents")
-
-show_history(ws)
-if question := st.chat_input("Ask a question about your reports"):
-    st.session_state.messages.append({"role": "user", "content": question})
-    with st.chat_message("user"):
-        st.markdown(answer_markdown(question))
-    with st.chat_message("assistant"):
-        st.session_state.messages.append(answer_live(ws, question, chosen or None))
+live = ws.live_runs.get(cid)
+question = st.chat_input("Wait for the answer, or stop it" if live else "Ask a question about your reports",
+                         disabled=live is not None)
+if question and live:  # typed while the last question ran: one question at a time per conversation
+    st.toast("Wait for the answer, or stop it, before asking again.", icon=":material/hourglass_top:")
+elif question:
+    if cid is None:
+        cid = ws.conversations.create(question)
+        st.query_params[PARAM] = cid
+    live = ws.live_runs.start(ws, cid, question, session_settings().model_copy(deep=True), chosen or None)
+show_conversation(ws, cid, live)

@@ -19,9 +19,12 @@ from rag.agent.events import (
     Stop,
     Thought,
     Verification,
+    Waiting,
 )
+from rag.control import queue_text
 from rag.records import Hit
 from rag.ingest.tables import parse_row
+from rag.settings import Settings
 from rag.ui_helpers import crop_png, page_png
 from rag.workspace import Workspace
 
@@ -34,12 +37,21 @@ def workspace() -> Workspace:
     return Workspace()
 
 
+def session_settings() -> Settings:
+    """This browser session's settings: the server's defaults, copied once, then changed only by
+    this session's sidebar. The store, the BM25 indexes and the models stay shared."""
+    if "settings" not in st.session_state:
+        st.session_state.settings = workspace().settings.model_copy(deep=True)
+    return st.session_state.settings
+
+
 def sidebar(ws: Workspace) -> None:
     with st.sidebar:
         st.markdown(f"**LLM** · {ws.llm_name}  \n**Embeddings** · {ws.embed_model.model_name}")
         st.metric("Documents in the store", len(ws.store.documents()))
         st.subheader("Agent settings")
-        agent, retrieval = ws.settings.agent, ws.settings.retrieval
+        settings = session_settings()
+        agent, retrieval = settings.agent, settings.retrieval
         retrieval.k_per_collection = st.slider(
             "Results per collection (k)", 1, 20, retrieval.k_per_collection, key="k_per_collection")
         agent.max_hops = st.slider("Max hops", 1, 6, agent.max_hops, key="max_hops")
@@ -59,7 +71,7 @@ def sidebar(ws: Workspace) -> None:
         retrieval.adaptive_k = st.toggle(
             "Adaptive k", retrieval.adaptive_k, key="adaptive_k",
             help="A Gaussian mixture over the similarities decides how many fragments each collection keeps.")
-        st.caption("Settings apply to everyone using this server.")
+        st.caption("These settings are this browser tab's own: other users of the server keep theirs.")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -144,6 +156,8 @@ def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozen
         st.info(f"Not in the documents: {event.reason}", icon=":material/search_off:")
     elif isinstance(event, ErrorEvent):
         st.warning(event.message)
+    elif isinstance(event, Waiting) and not event.ahead and event.waited_s >= 0.5:
+        st.caption(f":material/hourglass_bottom: Waited {event.waited_s:.0f} s for the model (other questions first)")
 
 
 def status_label(event: HopEvent) -> str | None:
@@ -156,6 +170,8 @@ def status_label(event: HopEvent) -> str | None:
         return "Reading the evidence …"
     if isinstance(event, EvidencePicked):
         return f"Picked {', '.join(event.ids)}; reading the answer …"
+    if isinstance(event, Waiting):
+        return f"Hop {event.hop}: {queue_text(event.ahead)} …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

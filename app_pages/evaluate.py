@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from app_pages.common import workspace
+from app_pages.common import session_settings, workspace
 from rag.eval import MODES
 from rag.eval.report import ablation_figure, accuracy_figure, label, load_run, summary_table
 from rag.workspace import Workspace
@@ -34,6 +34,7 @@ def run_small_eval(ws: Workspace) -> None:
         return
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         f.write(qa.getvalue())
+    ws = ws.with_settings(session_settings())  # the sidebar's settings, this session's own
     name = f"agent-hops{ws.settings.agent.max_hops}" if mode == "agent" else mode
     out = ws.settings.eval_dir / f"app-{Path(qa.name).stem}-{name}"
     bar = st.progress(0.0, text="Starting…")

@@ -10,10 +10,10 @@ import streamlit as st
 
 from app_pages.common import render_event
 from rag.trace import RunSummary, load_trace
-from rag.ui_helpers import answer_markdown, events_from_trace, is_reader_step, timeline_rows
+from rag.ui_helpers import answer_markdown, events_from_trace, flat_settings, is_reader_step, settings_diff, timeline_rows
 from rag.workspace import Workspace
 
-COLORS = {"AGENT": "#9aa5b1", "RETRIEVER": "#2e9e5b", "LLM": "#d9822b"}
+COLORS = {"AGENT": "#9aa5b1", "QUEUE": "#c9ced6", "RETRIEVER": "#2e9e5b", "LLM": "#d9822b"}
 
 
 def when(run: RunSummary) -> str:
@@ -54,6 +54,25 @@ def summary(run: RunSummary) -> None:
     status.metric("Status", run.status)
 
 
+def settings_table(run: RunSummary, key: str) -> None:
+    """The settings the run used, as its trace recorded them."""
+    with st.expander("Settings of this run", icon=":material/tune:"):
+        if not run.settings:
+            st.caption("This trace does not record its settings.")
+            return
+        st.dataframe([{"setting": k, "value": str(v)} for k, v in flat_settings(run.settings).items()],
+                     hide_index=True, width="stretch", key=f"settings_{key}_{run.run_id}")
+
+
+def compare_settings(first: RunSummary, second: RunSummary) -> None:
+    rows = settings_diff(first.settings, second.settings)
+    st.markdown("**Settings that differ**")
+    if rows:
+        st.dataframe(rows, hide_index=True, width="stretch", key="settings_diff")
+    else:
+        st.caption("Both runs used the same settings.")
+
+
 def hop_tree(ws: Workspace, spans: list[dict]) -> None:
     """The run as a tree: one expander per hop holding its search, evidence and model calls, then the
     reader's steps (picked evidence, computation, verification) in one of their own."""
@@ -80,6 +99,7 @@ def hop_tree(ws: Workspace, spans: list[dict]) -> None:
 def detail(ws: Workspace, run: RunSummary, key: str = "detail") -> None:
     spans = load_trace(Path(run.path))
     summary(run)
+    settings_table(run, key)
     timeline(spans, key=f"timeline_{key}_{run.run_id}")
     hop_tree(ws, spans)
     st.download_button("Download the raw trace (JSONL)", Path(run.path).read_bytes(), file_name=Path(run.path).name,

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
 
 from app_pages.common import workspace
-from app_pages.trace_views import detail, runs_table, summary, timeline, when
-from rag.trace import load_trace, list_runs, summarize
-
+from app_pages.trace_views import compare_settings, detail, runs_table, summary, timeline, when
+from rag.trace import list_runs, load_trace, summarize
 
 
 def linked_trace(ws) -> Path | None:
-    """The trace named in the URL (?trace=…), if it is a trace file of this app's folders."""
-    asked = st.query_params.get("trace")
+    """The trace named in the URL (?run=RUN_ID from the chat, ?trace=PATH from an evaluation), if it
+    is a trace file of this app's folders."""
+    run, asked = st.query_params.get("run"), st.query_params.get("trace")
+    if run and re.fullmatch(r"[\w-]+", run):
+        asked = str(ws.settings.trace_dir / f"{run}.jsonl")
     if not asked:
         return None
     path = Path(asked).resolve()
@@ -54,3 +57,5 @@ with two:
         with column:
             summary(by_id[run_id])
             timeline(load_trace(Path(by_id[run_id].path)), key=f"compare_{run_id}")
+    if len(picked) == 2:
+        compare_settings(by_id[picked[0]], by_id[picked[1]])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -163,6 +165,54 @@ def bench_load(ws: Workspace, questions: list[str], pdf: Path, users: int = 8) -
         "fragments_added": {m: after[m] - before[m] for m in MODALITIES},
         "fragments_expected": report.fragments if report.status == "ingested" else {m: 0 for m in MODALITIES},
     }
+
+
+def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> dict:
+    """How long each model fault takes to reach the user as an answer that explains it: a misbehaving
+    OpenAI-compatible server on loopback, the openai client's own retries and timeouts, this store."""
+    from rag.agent.run import ask
+    from rag.faults import FaultServer, Reply, completion, error
+    from rag.models.llm import make_llm
+
+    reply = completion("Thought: I can answer now.\nAnswer: The report says so [p. 1].")
+    rate_limited = error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"})
+    scenarios = {  # name: (the server's replies, request timeout s, max retries, question)
+        "warm-up": ([reply], 1.0, 2, question),  # the agent's first run loads what it needs; not reported
+        "no fault: an answer": ([reply], 1.0, 2, question),
+        "429 twice, then an answer": ([rate_limited, rate_limited, reply], 1.0, 2, question),
+        "503 that persists": ([error(503, "The server is overloaded.")], 1.0, 2, question),
+        "slower than the request timeout": ([Reply(delay=60, body=reply.body)], 0.5, 1, question),
+        "context length exceeded (400)": ([error(400, "maximum context length is 4096 tokens",
+                                                 "context_length_exceeded")], 1.0, 2, question),
+        "question over the length limit": ([reply], 1.0, 2, "Tell me about incomes. " * 2200),
+    }
+    rows = []
+    with FaultServer() as server, tempfile.TemporaryDirectory() as traces, \
+            _environment(OPENAI_BASE_URL=server.url, OPENAI_API_KEY="bench-faults-not-a-key"):
+        for name, (replies, timeout_s, retries, asked) in scenarios.items():
+            server.play(*replies)
+            settings = ws.settings.model_copy(deep=True)
+            settings.llm.request_timeout_s, settings.llm.max_retries = timeout_s, retries
+            settings.agent.low_score = 0.0  # no paraphrase call: every request is the fault's
+            t0 = time.perf_counter()
+            result = ask(ws.with_settings(settings), make_llm(settings), asked, trace_dir=Path(traces))
+            rows.append({"fault": name, "seconds": round(time.perf_counter() - t0, 2), "requests": len(server.requests),
+                         "answered": result.error is None, "error": (result.error or "")[:100]})
+    return {"faults": rows[1:]}
+
+
+@contextlib.contextmanager
+def _environment(**values: str):
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _percentile(values: list[float], q: int) -> float:

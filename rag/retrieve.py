@@ -181,6 +181,8 @@ class PageList(BaseRetriever):
 
 
 class Retriever:
+    """Shared by every session: `settings` are the defaults; a search may bring its own."""
+
     def __init__(self, store: Store, settings: RetrievalSettings) -> None:
         self.store = store
         self.settings = settings
@@ -213,45 +215,47 @@ class Retriever:
         k: int | None = None,
         doc_ids: list[str] | None = None,
         embedding: list[float] | None = None,
+        settings: RetrievalSettings | None = None,
     ) -> SearchResult:
         """Search one collection, or (auto) all three, merged into the 6:2:2 context."""
+        cfg = settings or self.settings
         t0 = time.perf_counter()
         embedding = embedding or self.store.embed_model.get_query_embedding(query)
         bundle = QueryBundle(query, embedding=embedding)
         timings = {"embed": ms_since(t0)}
-        k = k or self.settings.k_per_collection
+        k = k or cfg.k_per_collection
         t_route = time.perf_counter()
         route = self.route(bundle) if modality == "auto" else [modality]
         timings["route"] = ms_since(t_route)
         searched = MODALITIES if modality == "auto" else (modality,)
         scope = self._scope(doc_ids)
-        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope) for m in searched}
+        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope, cfg) for m in searched}
         per_collection = {}
         for m, future in futures.items():
             per_collection[m], timings[m] = future.result()
         if modality == "auto":
-            quotas = route_quotas(route, self.settings.ratio)
-            hits = merge_by_quota(per_collection, quotas, self.settings.context_k)
+            quotas = route_quotas(route, cfg.ratio)
+            hits = merge_by_quota(per_collection, quotas, cfg.context_k)
         else:
             hits = per_collection[modality]
         timings["total"] = ms_since(t0)
         return SearchResult(query=query, route=route, hits=hits, per_collection=per_collection, timings_ms=timings)
 
-    def _search_one(self, modality: Modality, bundle: QueryBundle, k: int, scope: Scope) -> tuple[list[Hit], float]:
+    def _search_one(self, modality: Modality, bundle: QueryBundle, k: int, scope: Scope,
+                    cfg: RetrievalSettings) -> tuple[list[Hit], float]:
         t0 = time.perf_counter()
-        cfg = self.settings
         wide = max(k, cfg.candidates) if (cfg.hybrid or cfg.parent_page or cfg.adaptive_k) else k
-        hits = self._fragments(modality, bundle, wide, scope)
+        hits = self._fragments(modality, bundle, wide, scope, cfg.hybrid)
         if cfg.parent_page:
             hits = self._by_page(modality, hits, bundle, wide, scope)
         if cfg.adaptive_k:
             k = adaptive_k([h.score for h in hits], cfg.adaptive_k_min, cfg.adaptive_k_max)
         return hits[:k], ms_since(t0)
 
-    def _fragments(self, name: str, bundle: QueryBundle, n: int, scope: Scope) -> list[Hit]:
+    def _fragments(self, name: str, bundle: QueryBundle, n: int, scope: Scope, hybrid: bool) -> list[Hit]:
         """Dense search of one collection, fused with BM25 by reciprocal rank when hybrid."""
         dense = self.indexes[name].as_retriever(similarity_top_k=n, filters=scope.filters)
-        sparse = self.sparse[name].retriever(scope.ready, scope.allowed, n) if self.settings.hybrid else None
+        sparse = self.sparse[name].retriever(scope.ready, scope.allowed, n) if hybrid else None
         if sparse is None:
             return [self._hit(name, r.node, cosine_from_chroma(r.score or 0.0)) for r in dense.retrieve(bundle)]
         fused = _fuse([dense, sparse], n).retrieve(bundle)

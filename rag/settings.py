@@ -151,6 +151,10 @@ class Settings(BaseModel):
             raise ValueError(f"unknown setting {path!r}")
         setattr(target, name, TypeAdapter(type(target).model_fields[name].annotation).validate_python(value))
 
+    def for_trace(self) -> dict:
+        """What a run's trace records: the settings a user can change per session (agent, reader, retrieval)."""
+        return self.model_dump(mode="json", include={"agent", "reader", "retrieval"})
+
     @classmethod
     def from_env(cls, preset: str = "default", **overrides) -> Settings:
         values = PRESETS[preset].model_dump()

@@ -19,7 +19,7 @@ SECRET_ENV = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF
 _KEY_SHAPE = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{16,}")
 
 SPAN_KIND = {
-    "run_start": "AGENT", "answer": "AGENT", "stop": "AGENT", "error": "AGENT", "thought": "AGENT",
+    "run_start": "AGENT", "answer": "AGENT", "stop": "AGENT", "error": "AGENT", "thought": "AGENT", "waiting": "AGENT",
     "hop_start": "TOOL", "hop_end": "RETRIEVER", "llm": "LLM", "paraphrase": "LLM",
     "evidence": "CHAIN", "compute": "TOOL", "verify": "CHAIN", "refuse": "AGENT",
 }
@@ -114,6 +114,7 @@ class RunSummary(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     status: str
+    settings: dict = {}
 
 
 def summarize(path: Path) -> RunSummary:
@@ -128,7 +129,9 @@ def summarize(path: Path) -> RunSummary:
         question=start["question"] if start else "", hops=sum(e["kind"] == "hop_end" for e in events),
         latency_s=round(latency, 2) if latency is not None else None,
         prompt_tokens=sum(e["prompt_tokens"] for e in llm), completion_tokens=sum(e["completion_tokens"] for e in llm),
-        status="error" if any(e["kind"] == "error" for e in events) else ("done" if answer else "incomplete"),
+        status="error" if any(e["kind"] == "error" for e in events) else (
+            ("stopped" if answer.get("stop_reason") == "stopped" else "done") if answer else "incomplete"),
+        settings=start.get("settings", {}) if start else {},
     )
 
 

@@ -70,6 +70,8 @@ def timeline_rows(spans: list[dict]) -> list[dict]:
             rows.append(_bar("run", "AGENT", "whole run", t0, t0, e["t_start"]))
         elif e["kind"] == "hop_end":
             rows.append(_bar(f"hop {e['hop']}", "RETRIEVER", f"{e['modality']}: {e['query']}", t0, e["t_start"], end))
+        elif e["kind"] == "waiting" and end > e["t_start"]:
+            rows.append(_bar(f"hop {e['hop']}", "QUEUE", "waiting for the model", t0, e["t_start"], end))
         elif e["kind"] in ("llm", "paraphrase") and end > e["t_start"]:
             lane = "reader" if is_reader_step(e) else f"hop {e['hop']}"
             rows.append(_bar(lane, "LLM", e.get("purpose", e["kind"]), t0, e["t_start"], end))
@@ -79,3 +81,21 @@ def timeline_rows(spans: list[dict]) -> list[dict]:
 def _bar(lane: str, kind: str, label: str, t0: float, start: float, end: float) -> dict:
     return {"lane": lane, "span_kind": kind, "label": label,
             "start_ms": round((start - t0) * 1000, 1), "ms": round(max(end - start, 0.0) * 1000, 1)}
+
+
+def flat_settings(settings: dict, prefix: str = "") -> dict[str, object]:
+    """Nested settings as one level of dotted names: {"agent.max_hops": 3, "retrieval.ratio.text": 6}."""
+    flat: dict[str, object] = {}
+    for name, value in settings.items():
+        if isinstance(value, dict):
+            flat.update(flat_settings(value, f"{prefix}{name}."))
+        else:
+            flat[f"{prefix}{name}"] = value
+    return flat
+
+
+def settings_diff(a: dict, b: dict) -> list[dict]:
+    """The settings two runs used differently, one row per dotted name (a name one run lacks shows "–")."""
+    fa, fb = flat_settings(a), flat_settings(b)
+    return [{"setting": name, "first run": str(fa.get(name, "–")), "second run": str(fb.get(name, "–"))}
+            for name in sorted(fa.keys() | fb.keys()) if fa.get(name, "–") != fb.get(name, "–")]

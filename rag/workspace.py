@@ -35,22 +35,52 @@ def safe_name(name: str) -> str:
 
 
 class Workspace:
+    """Models, store and indexes, built once and shared; `settings` are this workspace's defaults.
+
+    A run with settings of its own (a browser session's) gets a view: `with_settings` shares every
+    built part and changes only the settings its searches and answers read.
+    """
+
     def __init__(self, settings: Settings | None = None, embed_model=None) -> None:
         self.settings = settings or Settings.from_env()
+        self._base: Workspace | None = None
         if embed_model is not None:
             self.embed_model = embed_model
 
+    def with_settings(self, settings: Settings) -> Workspace:
+        view = Workspace.__new__(Workspace)
+        view.settings, view._base = settings, self._base or self
+        return view
+
     @cached_property
     def embed_model(self):
-        return make_embedding(self.settings)
+        return self._base.embed_model if self._base else make_embedding(self.settings)
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.settings, self.embed_model)
+        return self._base.store if self._base else Store(self.settings, self.embed_model)
 
     @cached_property
     def retriever(self) -> Retriever:
-        return Retriever(self.store, self.settings.retrieval)
+        return self._base.retriever if self._base else Retriever(self.store, self.settings.retrieval)
+
+    @cached_property
+    def conversations(self):
+        """The chat's saved conversations (data/conversations.sqlite)."""
+        if self._base:
+            return self._base.conversations
+        from rag.conversations import Conversations
+
+        return Conversations(self.settings.data_dir / "conversations.sqlite")
+
+    @cached_property
+    def live_runs(self):
+        """Questions being answered in background threads, saved to their conversations when done."""
+        if self._base:
+            return self._base.live_runs
+        from rag.live import LiveRuns
+
+        return LiveRuns(self.conversations)
 
     def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
                password: str | None = None) -> IngestReport:
@@ -86,6 +116,8 @@ class Workspace:
 
     @cached_property
     def llm(self):
+        if self._base:
+            return self._base.llm
         from rag.models.llm import make_llm
 
         return make_llm(self.settings, progress=lambda msg: print(msg, file=sys.stderr))
@@ -96,15 +128,20 @@ class Workspace:
 
         return describe(self.settings)
 
-    def ask(self, question: str, memory=None, doc_ids=None, on_event=None, mode: str = "agent"):
+    def ask(self, question: str, memory=None, doc_ids=None, on_event=None, settings: Settings | None = None,
+            control=None, mode: str = "agent"):
+        """Answer one question with these settings (the workspace's own by default); `control` (a
+        RunControl) stops it and hears its place in the model's queue."""
         from rag.agent.run import ask
 
-        return ask(self, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=self.settings.trace_dir,
-                   on_event=on_event, model_name=self.llm_name, mode=mode)
+        ws = self.with_settings(settings) if settings is not None else self
+        return ask(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
+                   on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None,
-               doc_ids: list[str] | None = None) -> SearchResult:
-        return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids)
+               doc_ids: list[str] | None = None, settings: Settings | None = None) -> SearchResult:
+        retrieval = (settings or self.settings).retrieval
+        return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids, settings=retrieval)
 
 
 def _warnings(parsed: ParsedDocument) -> list[str]:

@@ -7,6 +7,8 @@ quality is never tested with it: the end-to-end tests run the real local model.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -39,8 +41,44 @@ class ScriptedLLM(CustomLLM):
         yield self.complete(prompt, formatted, **kwargs)
 
 
+class QueuedLLM(ScriptedLLM):
+    """The scripted LLM behind a ModelQueue, as the embedded model is, for the queue's control flow."""
+
+    queue: Any = None
+    control: Any = None
+
+    def for_run(self, control):
+        run = self.model_copy()  # the script and the queue are shared
+        run.control = control
+        return run
+
+    def complete(self, prompt, formatted=False, **kwargs):
+        with self.queue.turn(self.control):
+            return super().complete(prompt, formatted, **kwargs)
+
+    async def achat(self, messages, **kwargs):
+        return await asyncio.to_thread(self.chat, messages, **kwargs)
+
+
 def action(tool: str, query: str, thought: str = "I need more.") -> str:
     return f'Thought: {thought}\nAction: {tool}\nAction Input: {{"query": "{query}"}}'
+
+
+def pick(ident: str) -> str:
+    """The reader's pick: one evidence id (or "none")."""
+    return f'{{"id": "{ident}"}}'
+
+
+def read(answer: str | None = None, ident: str = "E1"):
+    """The reader's answer: the given one, or by default the first words of the line it cites."""
+    if answer is not None:
+        return json.dumps({"id": ident, "answer": answer})
+    return lambda prompt: json.dumps({"id": ident, "answer": " ".join(evidence_line(prompt, ident).split()[:3])})
+
+
+def answered(ident: str = "E1") -> list:
+    """A whole scripted reading: pick a line, answer with its first words."""
+    return [pick(ident), read(ident=ident)]
 
 
 def evidence_line(prompt: str, ident: str) -> str:

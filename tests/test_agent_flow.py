@@ -6,7 +6,11 @@ verification and refusal — never answer quality: that is tests/test_reader_rea
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,25 +24,16 @@ from rag.agent.events import (
     Refusal,
     Stop,
     Verification,
+    Waiting,
 )
-from rag.agent.run import ask
-from rag.trace import list_runs, load_trace
+from rag.agent.run import STOPPED, ask
+from rag.control import RunControl
+from rag.models.queue import ModelQueue
 from rag.agent.reader import numbers_written
-from scripted_llm import ScriptedLLM, action, done, evidence_line
+from rag.trace import list_runs, load_trace, summarize
+from scripted_llm import QueuedLLM, ScriptedLLM, action, done, evidence_line, pick, read
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
-
-
-def pick(ident: str) -> str:
-    return json.dumps({"id": ident})
-
-
-def read(answer: str | None = None, evidence_id: str = "E1"):
-    """A read reply: the given answer, or by default the first words of the line it cites."""
-    if answer is not None:
-        return json.dumps({"id": evidence_id, "answer": answer})
-    return lambda prompt: json.dumps({"id": evidence_id,
-                                      "answer": " ".join(evidence_line(prompt, evidence_id).split()[:3])})
 
 
 @pytest.fixture
@@ -46,12 +41,13 @@ def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
     original = pew_workspace.settings.agent
 
-    def go(replies, question=QUESTION, memory=None, llm=None, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, control=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
-        result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs", on_event=events.append)
+        result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
+                     on_event=events.append, control=control)
         return result, events, llm
 
     yield go
@@ -240,3 +236,86 @@ def test_a_run_over_its_deadline_says_so(run, monkeypatch):
     monkeypatch.setattr(type(slow), "complete", lambda self, *a, **k: _time.sleep(3))
     result, _, _ = run([], timeout_s=1.0, llm=slow)
     assert result.error == "no answer within 1 s" and "language model failed" in result.answer
+
+
+# --- stopping a question, and the model's queue (issue 14) -------------------------------------------
+
+
+class StopWhenQueued(RunControl):
+    """A user who presses Stop when told that a question is ahead of theirs."""
+
+    def queue_position(self, ahead: int) -> None:
+        super().queue_position(ahead)
+        if ahead:
+            self.stop()
+
+
+def test_a_waiting_question_hears_its_place_after_its_first_hop_and_stops_at_once(run):
+    queue, release, holding = ModelQueue(), threading.Event(), threading.Event()
+
+    def other_user() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            release.wait(30)
+
+    threading.Thread(target=other_user, daemon=True).start()
+    holding.wait(5)
+    result, events, llm = run([], llm=QueuedLLM(replies=[pick("E1")], queue=queue), control=StopWhenQueued())
+    assert queue.load == 1, "the stopped question left the queue while the other still held the model"
+    release.set()
+    assert [e.kind for e in events] == ["run_start", "hop_start", "hop_end", "stop", "waiting", "stop", "answer"]
+    waiting = next(e for e in events if isinstance(e, Waiting))
+    assert waiting.ahead == 1 and llm.prompts == []
+    assert result.stop_reason == "stopped" and result.answer == STOPPED and result.error is None
+    assert [s["kind"] for s in load_trace(result.trace)][-2:] == ["stop", "answer"]
+    assert summarize(Path(result.trace)).status == "stopped"
+
+
+class RemoteLLM(ScriptedLLM):
+    """A model behind a network call (no queue): the call waits until it is cancelled."""
+
+    cancelled: Any = None
+    started: Any = None
+
+    async def achat(self, messages, **kwargs):
+        self.started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        raise AssertionError("the call was not cancelled")
+
+
+def test_stopping_a_question_cancels_a_remote_models_call(run):
+    llm = RemoteLLM(replies=[], started=threading.Event(), cancelled=threading.Event())
+    control = RunControl()
+    threading.Thread(target=lambda: llm.started.wait(30) and control.stop(), daemon=True).start()
+    result, events, _ = run([], llm=llm, control=control)
+    assert llm.cancelled.is_set() and result.stop_reason == "stopped"
+    assert [e.kind for e in events][-2:] == ["stop", "answer"] and not any(e.kind == "error" for e in events)
+
+
+def test_the_first_model_call_reports_an_empty_queue(run):
+    result, events, _ = run([], llm=QueuedLLM(replies=[pick("E1"), read()], queue=ModelQueue()), control=RunControl())
+    [waiting] = kinds(events, Waiting)
+    assert waiting.ahead == 0 and not result.not_found
+    assert [e.kind for e in events].index("waiting") < [e.kind for e in events].index("llm")
+
+
+def test_time_in_the_models_queue_does_not_count_against_the_deadline(run):
+    """Other questions hold the model longer than this run's whole deadline; it still gets its answer."""
+    queue, holding = ModelQueue(), threading.Event()
+
+    def other_users() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            threading.Event().wait(6.0)
+
+    threading.Thread(target=other_users, daemon=True).start()
+    holding.wait(5)
+    result, events, _ = run([], timeout_s=4.0, control=RunControl(),
+                            llm=QueuedLLM(replies=[pick("E1"), read()], queue=queue))
+    assert result.error is None and not result.not_found
+    waited = [e for e in events if isinstance(e, Waiting)]
+    assert [e.ahead for e in waited] == [1, 0] and waited[-1].waited_s > 4.0

@@ -6,15 +6,17 @@ The chat tests use the scripted LLM only to stay fast; answer quality is the slo
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qs
 
 import pymupdf
 import pytest
 from conftest import PEW, pages_of
-from scripted_llm import ScriptedLLM, answer
+from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, pick
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import workspace
 from rag.ingest.tables import parse_row
+from rag.trace import list_runs
 from rag.ui_helpers import answer_markdown, crop_png, page_png
 
 QUESTION = "How do Latinos see their personal finances?"
@@ -70,6 +72,12 @@ def cited_page(ws) -> int:
     return ws.search(QUESTION).hits[0].fragment.page
 
 
+def trace_link_run(at: AppTest) -> str:
+    """The run id the last answer's "Open the trace" link names."""
+    [link] = [x for x in at.chat_message[-1].get("page_link") if "run=" in x.proto.query_string]
+    return parse_qs(link.proto.query_string)["run"][0]
+
+
 def text_of(at: AppTest) -> str:
     return "\n".join(str(m.value) for m in [*at.markdown, *at.caption])
 
@@ -77,15 +85,23 @@ def text_of(at: AppTest) -> str:
 # --- pages ---------------------------------------------------------------------------------
 
 
-def test_sidebar_shows_models_and_writes_agent_settings(empty_ws):
-    at = app()
+def test_sidebar_settings_are_each_sessions_own(empty_ws):
+    at, other = app(), app()
     assert "qwen" in at.sidebar.markdown[0].value.lower() and "MiniLM" in at.sidebar.markdown[0].value
     assert at.sidebar.get("metric")[0].value == "0"
     at.sidebar.slider(key="max_hops").set_value(5).run()
     at.sidebar.slider(key="k_per_collection").set_value(9).run()
     at.sidebar.number_input(key="ratio_table").set_value(4).run()
-    settings = empty_ws.settings
-    assert (settings.agent.max_hops, settings.retrieval.k_per_collection, settings.retrieval.ratio["table"]) == (5, 9, 4)
+    at.sidebar.toggle(key="hybrid").set_value(False).run()
+    mine = at.session_state["settings"]
+    assert (mine.agent.max_hops, mine.retrieval.k_per_collection, mine.retrieval.ratio["table"]) == (5, 9, 4)
+    assert mine.retrieval.hybrid is False
+    other.run()
+    theirs, server = other.session_state["settings"], empty_ws.settings
+    for settings in (theirs, server):  # another session, and the server's defaults, are untouched
+        assert (settings.agent.max_hops, settings.retrieval.k_per_collection, settings.retrieval.ratio["table"]) == (3, 6, 2)
+        assert settings.retrieval.hybrid is True
+    assert other.sidebar.slider(key="max_hops").value == 3
 
 
 def test_chat_without_documents_sends_the_user_to_upload(empty_ws):
@@ -115,25 +131,29 @@ def test_upload_reports_each_file_and_refuses_bad_ones_alone(empty_ws):
     assert empty_ws.store.documents() == [] and "No documents yet" in text_of(at)
 
 
-def test_chat_shows_hops_with_evidence_then_a_cited_answer(pew_ws):
-    page = cited_page(pew_ws)
-    at = ask(pew_ws, [answer(f"Most say their finances are good [p. {page}]; the 2030 outlook is <missing>.")])
+def test_chat_shows_hops_the_picked_evidence_then_a_cited_answer(pew_ws):
+    at = ask(pew_ws, answered("E1"))
     user, bot = at.chat_message
     assert user.markdown[0].value == QUESTION
     [status], [citation] = bot.status, bot.expander
     assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
     assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
-    assert any("LLM (react)" in c.value and "tokens" in c.value for c in status.caption)
+    assert any("LLM (pick evidence)" in c.value and "tokens" in c.value for c in status.caption)
     tables = [df.value for df in status.table]
     assert tables and all(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
     assert status.image, "a figure hit shows its crop"
-    assert ":red-background[missing]" in bot.markdown[-1].value and f"[p. {page}]" in bot.markdown[-1].value
-    assert citation.label.startswith(f"Cited page {page} ·") and citation.image
+    assert any("Reader" in m.value and "E1" in m.value for m in status.markdown), "the pick is shown"
+    assert any("E1** picked" in c.value for c in status.caption), "the picked line is highlighted"
+    assert any("stands in E1" in c.value for c in status.caption), "and verified"
+    answer = bot.markdown[-1].value
+    page = int(answer.split("[p. ")[1].split("]")[0])
+    assert citation.label.startswith(f"Cited page {page} ·") and "E1" in citation.label and citation.image
 
     at.run()  # a rerun draws the conversation from session state: same evidence, same answer
     [status], [citation] = at.chat_message[1].status, at.chat_message[1].expander
     assert status.label == "Evidence · 1 hop(s)" and status.table and citation.image
+    assert any("picked" in c.value for c in status.caption)
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
@@ -143,16 +163,47 @@ def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
     assert "language model failed" in at.chat_message[1].markdown[-1].value
 
 
+def test_each_session_asks_with_its_own_settings_and_the_trace_records_them(pew_ws):
+    pew_ws.llm = ScriptedLLM(replies=[*answered(), *answered()])
+    one, two = app(), app()
+    one.sidebar.slider(key="max_hops").set_value(1).run()
+    one.sidebar.toggle(key="hybrid").set_value(False).run()
+    one.chat_input[0].set_value(QUESTION).run()
+    two.chat_input[0].set_value(QUESTION).run()
+    assert not one.exception and not two.exception
+    runs = {r.run_id: r for r in list_runs(pew_ws.settings.trace_dir)}
+    first, second = (runs[trace_link_run(at)] for at in (one, two))
+    assert (first.settings["agent"]["max_hops"], first.settings["retrieval"]["hybrid"]) == (1, False)
+    assert (second.settings["agent"]["max_hops"], second.settings["retrieval"]["hybrid"]) == (3, True)
+    assert pew_ws.settings.agent.max_hops == 3 and pew_ws.settings.retrieval.hybrid is True
+
+
 def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
-    ask(pew_ws, [answer("First [p. 1].")])
-    ask(pew_ws, [answer("Second [p. 1].")], question="What about their children?")
+    ask(pew_ws, answered())
+    ask(pew_ws, answered(), question="What about their children?")
     at = app("app_pages/traces.py")
     runs = at.dataframe[0].value
     assert list(runs["question"][:2]) == ["What about their children?", QUESTION]
     assert {"time", "hops", "latency (s)", "tokens", "status"} <= set(runs.columns)
     charts = at.get("plotly_chart")
     assert len(charts) == 3, "one timeline in the detail, two in the comparison"
-    assert at.expander[0].label.startswith("Hop 1") and at.get("download_button")
+    assert at.expander[1].label.startswith("Hop 1") and at.get("download_button")
+
+
+def test_traces_show_each_runs_settings_and_the_comparison_diffs_them(pew_ws):
+    fewer = pew_ws.settings.model_copy(deep=True)
+    fewer.agent.max_hops, fewer.retrieval.hybrid = 2, False
+    pew_ws.llm = ScriptedLLM(replies=[*answered(), *answered()])
+    pew_ws.ask(QUESTION)
+    pew_ws.ask(QUESTION, settings=fewer)
+    at = app("app_pages/traces.py")
+    assert not at.exception, at.exception
+    assert at.expander[0].label == "Settings of this run"
+    shown = at.dataframe[1].value  # the runs table, then the detail's settings
+    assert dict(zip(shown["setting"], shown["value"]))["agent.max_hops"] == "2"
+    diff = at.dataframe[-1].value
+    assert {r["setting"]: (r["first run"], r["second run"]) for _, r in diff.iterrows()} == {
+        "agent.max_hops": ("2", "3"), "retrieval.hybrid": ("False", "True")}
 
 
 def write_run(ws, name: str, mode: str, hops: int | None, correct: list[bool]) -> None:
@@ -180,7 +231,7 @@ def write_run(ws, name: str, mode: str, hops: int | None, correct: list[bool]) -
 
 
 def test_evaluate_compares_modes_and_the_hop_ablation_and_links_traces(pew_ws):
-    ask(pew_ws, [answer("First [p. 1].")])
+    ask(pew_ws, answered())
     write_run(pew_ws, "single-pass", "single-pass", None, [True, False, False])
     write_run(pew_ws, "agent-hops1", "agent", 1, [True, False, False])
     write_run(pew_ws, "agent-hops2", "agent", 2, [True, True, False])
@@ -197,7 +248,7 @@ def test_evaluate_compares_modes_and_the_hop_ablation_and_links_traces(pew_ws):
     at.query_params["trace"] = link.split("=", 1)[1]
     at.switch_page("app_pages/traces.py").run()
     assert not at.exception, at.exception
-    assert at.get("plotly_chart") and "Hop 1" in at.expander[0].label
+    assert at.get("plotly_chart") and "Hop 1" in at.expander[1].label
 
 
 @pytest.mark.slow
@@ -227,6 +278,78 @@ def test_a_trace_link_outside_the_app_folders_is_refused(pew_ws, tmp_path):
     at.query_params["trace"] = str(outside)
     at.switch_page("app_pages/traces.py").run()
     assert "not in this app's trace or evaluation folders" in at.warning[0].value
+
+
+# --- conversations (last in the module: the restart test drops the app's cached workspace) -----------
+
+
+def test_a_conversation_is_listed_followed_up_and_its_link_reopens_it(pew_ws, monkeypatch):
+    pew_ws.llm = ScriptedLLM(replies=[done(), *answered(), done(), *answered()])
+    monkeypatch.setattr(pew_ws.settings.agent, "low_score", 0.0)  # no paraphrase: only the scripted replies
+    monkeypatch.setattr(pew_ws.settings.agent, "sufficiency_check", "react")  # the follow-up's ReAct step sees history
+    at = app()
+    at.chat_input[0].set_value(QUESTION).run()
+    cid = at.query_params["conversation"]
+    at.chat_input[0].set_value("And their children?").run()
+    assert not at.exception, at.exception
+    assert QUESTION in pew_ws.llm.prompts[3] and "[p." in pew_ws.llm.prompts[3], "a follow-up sees the earlier turn"
+    assert [m.markdown[0].value for m in at.chat_message[::2]] == [QUESTION, "And their children?"]
+    listed = [x for x in at.sidebar.get("page_link") if f"conversation={cid}" in x.proto.query_string]
+    assert listed and QUESTION[:40] in listed[0].proto.label
+    assert pew_ws.conversations.get(cid).turns == 2
+
+    reloaded = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    reloaded.query_params["conversation"] = cid
+    reloaded.switch_page("app_pages/chat.py").run()  # a new session: a reload, or a colleague's link
+    assert shown_turns(reloaded) == shown_turns(at)
+
+
+def test_reopening_a_conversation_while_its_question_runs_follows_it_and_stop_ends_it(pew_ws):
+    import threading
+
+    from rag.models.queue import ModelQueue
+
+    queue = ModelQueue()
+    other = queue.turn()
+    other.__enter__()  # another question holds the model: this one waits in the queue
+    pew_ws.llm = QueuedLLM(replies=[pick("E1")], queue=queue)
+    cid = pew_ws.conversations.create(QUESTION)
+    live = pew_ws.live_runs.start(pew_ws, cid, QUESTION, pew_ws.settings)
+    threading.Timer(3.0, live.stop).start()  # the Stop button's callback, from another session
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params["conversation"] = cid
+    at.switch_page("app_pages/chat.py").run()
+    assert not at.exception, at.exception
+    other.__exit__(None, None, None)
+    [turn] = pew_ws.conversations.turns(cid)
+    assert turn.status == "stopped" and [e["kind"] for e in turn.events][-3:] == ["waiting", "stop", "answer"]
+    assert turn.events[-3]["ahead"] == 1 and pew_ws.llm.prompts == []
+    assert "Stopped before an answer was written." in at.chat_message[1].markdown[-1].value
+
+
+def test_a_conversation_survives_a_restart_and_can_be_deleted(pew_ws):
+    pew_ws.llm = ScriptedLLM(replies=answered())
+    at = app()
+    at.chat_input[0].set_value(QUESTION).run()
+    cid, before = at.query_params["conversation"], shown_turns(at)
+    workspace.clear()  # a restart: the store, the conversations and the live runs are opened anew
+    after = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    after.query_params["conversation"] = cid
+    after.switch_page("app_pages/chat.py").run()
+    assert workspace() is not pew_ws and shown_turns(after) == before
+    after.button(key="delete_conversation").click().run()
+    assert workspace().conversations.get(cid) is None and "conversation" not in after.query_params
+    assert not after.chat_message
+
+
+def shown_turns(at: AppTest) -> list[tuple]:
+    """What the chat shows of each message: its text, its hop box's title and its trace link."""
+    shown = []
+    for message in at.chat_message:
+        links = [x.proto.query_string for x in message.get("page_link")]
+        shown.append((message.markdown[0].value if message.markdown else "", [s.label for s in message.status],
+                      message.markdown[-1].value if message.markdown else "", links))
+    return shown
 
 
 # --- helpers -------------------------------------------------------------------------------

@@ -93,3 +93,21 @@ def test_bench_retrieve_reports_latency_and_recall(tmp_path):
     [row] = out["results"]
     assert row["fragments"] == 600 and 0 < row["p50_ms"] <= row["p95_ms"]
     assert 0.9 <= row["hnsw_recall_at_k"] <= 1.0
+
+
+def test_conversations_are_listed_shown_and_deleted(tmp_path):
+    from rag.conversations import Conversations
+
+    saved = Conversations(tmp_path / "conversations.sqlite")
+    cid = saved.create("How do Latinos see their finances?")
+    turn = saved.ask(cid, "How do Latinos see their finances?")
+    saved.save(turn.model_copy(update={"status": "error", "error": "no answer within 240 s"}))
+    [listed] = json.loads(rag(tmp_path, "conversations", "--json").stdout)["conversations"]
+    assert (listed["id"], listed["turns"]) == (cid, 1)
+    shown = json.loads(rag(tmp_path, "conversations", "show", cid, "--json").stdout)
+    assert [(t["question"], t["status"], t["error"]) for t in shown["turns"]] == [
+        ("How do Latinos see their finances?", "error", "no answer within 240 s")]
+    assert "deleted" in rag(tmp_path, "conversations", "delete", cid).stdout
+    assert rag(tmp_path, "conversations").stdout.strip() == "no conversations yet"
+    missing = rag(tmp_path, "conversations", "show", cid, check=False)
+    assert missing.returncode == 1 and "no conversation" in missing.stderr

@@ -9,15 +9,9 @@ retries, backoff and timeouts are what is tested. No mocks.
 
 from __future__ import annotations
 
-import itertools
-import json
 import logging
-import threading
-import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import os
 from pathlib import Path
-from typing import Self
 
 import pytest
 from conftest import PEW, local_settings, pages_of
@@ -25,6 +19,7 @@ from test_app import app, open_workspace
 
 from app_pages.common import workspace
 from rag.agent.run import ask
+from rag.faults import FaultServer, Reply, completion, error
 from rag.models.llm import make_llm
 from rag.trace import load_trace
 from rag.workspace import Workspace
@@ -32,30 +27,6 @@ from rag.workspace import Workspace
 API_KEY = "sk-test-FAULTS0123456789abcdefXYZ"
 QUESTION = "How do Latinos see their personal finances?"
 ANSWER = "Thought: I can answer now.\nAnswer: Most Latinos rate their finances as good or excellent [p. 1]."
-
-
-@dataclass
-class Reply:
-    """One scripted response: a status, a JSON body (or raw text), headers, and a delay first."""
-
-    status: int = 200
-    body: dict | str = ""
-    headers: dict = field(default_factory=dict)
-    delay: float = 0.0
-
-
-def completion(text: str) -> Reply:
-    return Reply(body={
-        "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()), "model": "fault-model",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 321, "completion_tokens": 21, "total_tokens": 342},
-    })
-
-
-def error(status: int, message: str, code: str | None = None, **headers) -> Reply:
-    """An error body in OpenAI's envelope, which llama.cpp's server and recent vLLM copy."""
-    return Reply(status, {"error": {"message": message, "type": "invalid_request_error", "param": None,
-                                    "code": code}}, headers)
 
 
 BROKEN = "Thought: I will search again\nAction: TextSearch\nAction Input: {query: unterminated"
@@ -67,80 +38,6 @@ CONTEXT_OVERFLOW = {  # OpenAI's body, and the flat one older vLLM servers send
     "vllm": Reply(400, {"object": "error", "message": TOO_LONG, "type": "BadRequestError", "param": None,
                         "code": 400}),
 }
-
-
-class FaultServer:
-    """POST /v1/chat/completions answers from `script` (its last reply repeats); GET /v1/models lists one
-    model. Every chat request is recorded with its arrival time, so tests can count retries and backoff."""
-
-    def __init__(self) -> None:
-        self.script: list[Reply] = [completion(ANSWER)]
-        self.requests: list[dict] = []
-        self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())  # port 0: the OS picks a free one
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def play(self, *replies: Reply) -> None:
-        self.script, self.requests = list(replies), []
-
-    def gaps(self) -> list[float]:
-        times = [r["t"] for r in self.requests]
-        return [b - a for a, b in itertools.pairwise(times)]
-
-    def _next(self, request: dict) -> Reply:
-        self.requests.append(request)
-        return self.script[min(len(self.requests), len(self.script)) - 1]
-
-    def _handler(self):
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:  # keep the test output quiet
-                pass
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(Reply(body={"object": "list", "data": [{"id": "fault-model", "object": "model"}]}))
-                else:
-                    self._send(error(404, f"no route {self.path}"))
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                if not self.path.endswith("/chat/completions"):
-                    return self._send(error(404, f"no route {self.path}"))
-                key = self.headers.get("Authorization", "").removeprefix("Bearer ")
-                reply = server._next({"t": time.monotonic(), "body": body, "key": key})
-                if server.stopping.wait(reply.delay):
-                    return
-                if isinstance(reply.body, dict):  # an error body may quote the key, as OpenAI's 401 does
-                    reply = Reply(reply.status, json.loads(json.dumps(reply.body).replace("{key}", key)),
-                                  reply.headers)
-                self._send(reply)
-
-            def _send(self, reply: Reply) -> None:
-                data = (json.dumps(reply.body) if isinstance(reply.body, dict) else reply.body).encode()
-                try:
-                    self.send_response(reply.status)
-                    kind = "application/json" if isinstance(reply.body, dict) else "text/plain"
-                    for name, value in {"Content-Type": kind, **reply.headers}.items():
-                        self.send_header(name, str(value))
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
-                    pass
-
-        return Handler
-
-    def __enter__(self) -> Self:
-        threading.Thread(target=self.httpd.serve_forever, name="fault-server", daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stopping.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -173,9 +70,7 @@ def run(store, server, llm_env, tmp_path):
         server.play(*replies)
         settings = store.settings.model_copy(deep=True)
         settings.llm.request_timeout_s, settings.llm.max_retries = timeout_s, retries
-        t0 = time.monotonic()
-        result = ask(store, make_llm(settings), question, trace_dir=tmp_path)
-        return result, time.monotonic() - t0
+        return ask(store, make_llm(settings), question, trace_dir=tmp_path)
 
     return go
 
@@ -188,7 +83,7 @@ def error_spans(result) -> list[dict]:
 
 
 def test_rate_limited_twice_then_the_answer_arrives_after_backoff(run, server):
-    result, _ = run(error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
+    result = run(error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
                     error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
                     completion(ANSWER))
     assert result.error is None and result.stop_reason == "answered", result.answer
@@ -199,16 +94,16 @@ def test_rate_limited_twice_then_the_answer_arrives_after_backoff(run, server):
 
 
 def test_a_retry_after_header_is_honoured(run, server):
-    result, _ = run(error(429, "Rate limit reached", **{"Retry-After": "1.2"}), completion(ANSWER))
+    result = run(error(429, "Rate limit reached", **{"Retry-After": "1.2"}), completion(ANSWER))
     assert result.error is None and len(server.requests) == 2
     assert server.gaps()[0] >= 1.2
 
 
 @pytest.mark.parametrize("status", [500, 503])
 def test_a_server_error_that_persists_is_retried_max_retries_times_then_explained(run, server, status):
-    result, seconds = run(error(status, "The server had an error while processing your request."), retries=2)
+    result = run(error(status, "The server had an error while processing your request."), retries=2)
     assert len(server.requests) == 3, "max_retries=2: one request and two retries, in one retry loop"
-    assert min(server.gaps()) > 0.3 and seconds < 15
+    assert min(server.gaps()) > 0.3
     assert f"Error code: {status}" in result.error and result.stop_reason == "error"
     assert result.answer.startswith("The language model failed") and f"Error code: {status}" in result.answer
     assert "[p. " in result.answer, "the fragments found before the failure are still shown"
@@ -217,10 +112,25 @@ def test_a_server_error_that_persists_is_retried_max_retries_times_then_explaine
 
 
 def test_a_server_slower_than_the_request_timeout_is_a_timeout_error(run, server):
-    result, seconds = run(Reply(delay=60, body=completion(ANSWER).body), timeout_s=0.5, retries=1)
-    assert len(server.requests) == 2 and seconds < 10
+    result = run(Reply(delay=60, body=completion(ANSWER).body), timeout_s=0.5, retries=1)
+    assert len(server.requests) == 2
     assert "timed out" in result.error.lower() and "timed out" in result.answer.lower(), result.error
     assert "[p. " in result.answer and error_spans(result)
+
+
+def test_bench_faults_times_each_fault_on_its_own_server(store):
+    """`python -m rag bench faults`: the seconds each fault takes to reach the user are its figures;
+    here only what happened is checked (timings depend on the machine)."""
+    from rag.bench import bench_faults
+
+    before = os.environ.get("OPENAI_BASE_URL")
+    result = bench_faults(store, QUESTION)
+    print(result)
+    outcome = {r["fault"]: (r["requests"], r["answered"]) for r in result["faults"]}
+    assert outcome == {"no fault: an answer": (1, True), "429 twice, then an answer": (3, True),
+                       "503 that persists": (3, False), "slower than the request timeout": (2, False),
+                       "context length exceeded (400)": (1, False), "question over the length limit": (0, False)}
+    assert all(r["seconds"] > 0 for r in result["faults"]) and os.environ.get("OPENAI_BASE_URL") == before
 
 
 # --- prompts too long for the model ----------------------------------------------------------
@@ -228,7 +138,7 @@ def test_a_server_slower_than_the_request_timeout_is_a_timeout_error(run, server
 
 @pytest.mark.parametrize("server_kind", CONTEXT_OVERFLOW)
 def test_a_context_length_error_is_not_retried_and_the_answer_says_so(run, server, server_kind):
-    result, _ = run(CONTEXT_OVERFLOW[server_kind], retries=2)
+    result = run(CONTEXT_OVERFLOW[server_kind], retries=2)
     assert len(server.requests) == 1, "a 400 will not succeed on a retry"
     assert "maximum context length is 4096 tokens" in result.error
     assert "maximum context length" in result.answer and "[p. " in result.answer
@@ -236,8 +146,8 @@ def test_a_context_length_error_is_not_retried_and_the_answer_says_so(run, serve
 
 
 def test_a_huge_question_is_refused_before_any_search_or_model_call(run, server):
-    result, seconds = run(completion(ANSWER), question="Tell me about incomes. " * 2200)
-    assert server.requests == [] and result.hops == [] and seconds < 5
+    result = run(completion(ANSWER), question="Tell me about incomes. " * 2200)
+    assert server.requests == [] and result.hops == []
     assert result.answer.startswith("Not answered: the question is too long (50,600 characters")
     assert "too long" in result.error and error_spans(result)
 
@@ -245,7 +155,7 @@ def test_a_huge_question_is_refused_before_any_search_or_model_call(run, server)
 def test_a_long_question_within_the_limit_is_answered(run, server, store):
     question = ("Context: I am comparing reports. " * 55) + QUESTION
     assert len(question) <= store.settings.agent.max_question_chars
-    result, _ = run(completion(ANSWER), question=question)
+    result = run(completion(ANSWER), question=question)
     assert result.error is None and "good or excellent" in result.answer
 
 
@@ -253,7 +163,7 @@ def test_a_long_question_within_the_limit_is_answered(run, server, store):
 
 
 def test_unparseable_output_is_retried_once_then_answered_from_the_fragments(run, server):
-    result, _ = run(completion(BROKEN), completion(BROKEN), completion(FALLBACK))
+    result = run(completion(BROKEN), completion(BROKEN), completion(FALLBACK))
     assert result.error is None and result.stop_reason == "unparseable"
     assert result.answer == FALLBACK and result.citations[0]["page"] == 2
     assert len(server.requests) == 3
@@ -265,20 +175,20 @@ def test_unparseable_output_is_retried_once_then_answered_from_the_fragments(run
 
 
 def test_prose_without_the_react_format_is_taken_as_the_answer(run, server):
-    result, _ = run(completion("Four in ten Latinos say their finances are in excellent or good shape."))
+    result = run(completion("Four in ten Latinos say their finances are in excellent or good shape."))
     assert result.error is None and len(server.requests) == 1
     assert result.answer.startswith("Four in ten Latinos") and result.citations, "pages added from its facts"
 
 
 def test_a_model_failing_on_the_fallback_answer_is_recorded_as_an_error(run, server):
-    result, _ = run(completion(BROKEN), completion(BROKEN), error(503, "overloaded"), retries=1)
+    result = run(completion(BROKEN), completion(BROKEN), error(503, "overloaded"), retries=1)
     assert len(server.requests) == 4 and "Error code: 503" in result.error
     assert result.answer.startswith("The language model failed") and "[p. " in result.answer
     assert error_spans(result)
 
 
 def test_a_reply_that_is_not_json_is_an_error_not_a_crash(run, server):
-    result, _ = run(Reply(200, "<html><body>502 Bad Gateway</body></html>"))
+    result = run(Reply(200, "<html><body>502 Bad Gateway</body></html>"))
     assert result.error and result.answer.startswith("The language model failed") and "[p. " in result.answer
     assert error_spans(result)
 
@@ -291,7 +201,7 @@ def test_an_error_body_quoting_the_api_key_is_redacted_everywhere(run, server, m
     """OpenAI's 401 quotes the key it was given; a proxy's 5xx may too. Not a "sk-" shape: still scrubbed."""
     monkeypatch.setenv("OPENAI_API_KEY", key)
     caplog.set_level(logging.DEBUG)
-    result, _ = run(error(status, KEY_ECHO, "invalid_api_key"), retries=1)
+    result = run(error(status, KEY_ECHO, "invalid_api_key"), retries=1)
     assert server.requests[0]["key"] == key, "the server saw the key, so its error body quoted it"
     assert "Incorrect API key provided: [redacted]" in result.error
     shown = [result.answer, result.error, Path(result.trace).read_text(), caplog.text]

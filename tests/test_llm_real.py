@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import BESTBUY, free_port, local_settings, pages_of
 
+pytestmark = pytest.mark.slow  # the real model: minutes on 2 cores
+
 from rag.models.gguf import ensure_gguf
 from rag.models.llm import LocalLlamaCpp, make_llm, provider
 from rag.trace import load_trace
@@ -49,6 +51,40 @@ def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
     llm_spans = [s for s in spans if s["span_kind"] == "LLM"]
     assert llm_spans and all(s["attributes"]["llm.token_count.prompt"] > 0 for s in llm_spans)
     assert {s["event"]["constraint"] for s in llm_spans if s["event"]["purpose"] != "react"} == {"grammar"}
+
+
+def test_a_stopped_question_ends_the_embedded_models_generation_and_frees_it(gguf):
+    """Stop while llama.cpp is generating: the call ends at the next token, and the next caller is served."""
+    import threading
+
+    from llama_index.core.llms import ChatMessage
+
+    from rag.control import RunControl, RunStopped
+
+    llm = LocalLlamaCpp(gguf, max_tokens=600)
+    control = RunControl()
+    outcome = {}
+
+    def long_answer() -> None:
+        try:
+            llm.for_run(control).chat([ChatMessage(role="user", content="Count from 1 to 500, one number a line.")],
+                                      stop=[])
+            outcome["result"] = "finished"
+        except RunStopped:
+            outcome["result"] = "stopped"
+
+    worker = threading.Thread(target=long_answer)
+    worker.start()
+    deadline = time.time() + 120
+    while llm.queue.serving is not control:
+        assert time.time() < deadline and worker.is_alive(), outcome
+        time.sleep(0.05)
+    time.sleep(1.0)  # a few tokens in
+    control.stop()
+    worker.join(60)
+    assert outcome == {"result": "stopped"} and llm.queue.load == 0
+    reply = llm.chat([ChatMessage(role="user", content="Say OK.")], max_tokens=5)
+    assert reply.message.content.strip()
 
 
 @pytest.fixture(scope="module")

@@ -110,3 +110,17 @@ def test_search_can_be_restricted_to_documents(pew_workspace):
     [doc] = pew_workspace.store.documents()
     assert pew_workspace.search("mobility", doc_ids=[doc.doc_id]).hits
     assert pew_workspace.search("mobility", doc_ids=["no-such-doc"]).hits == []
+
+
+def test_a_search_with_its_own_settings_leaves_the_shared_ones_alone(pew_workspace):
+    """A browser session's settings travel with its searches; the shared retriever keeps its defaults."""
+    mine = pew_workspace.settings.model_copy(deep=True)
+    mine.retrieval.k_per_collection, mine.retrieval.hybrid, mine.retrieval.parent_page = 2, False, False
+    query = "How do Latinos see their personal finances?"
+    assert len(pew_workspace.search(query, modality="text", settings=mine).hits) == 2
+    assert len(pew_workspace.search(query, modality="text").hits) == 6
+    view = pew_workspace.with_settings(mine)
+    assert (view.store, view.retriever, view.embed_model) == (
+        pew_workspace.store, pew_workspace.retriever, pew_workspace.embed_model), "one store, one index, one model"
+    assert len(view.search(query, modality="text").hits) == 2
+    assert pew_workspace.settings.retrieval.k_per_collection == 6 and pew_workspace.retriever.settings.hybrid

@@ -16,7 +16,7 @@ from rag.records import Hit
 
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "evidence", "compute", "verify",
-    "refuse", "error", "answer",
+    "refuse", "error", "answer", "waiting",
 ]
 
 
@@ -78,8 +78,17 @@ class Paraphrase(HopEvent):
     best_score: float
 
 
+class Waiting(HopEvent):
+    """The embedded model serves other questions first: `ahead` of this one (0: its turn has come,
+    after `waited_s`). Issue 14: the run turns the model queue's news into these."""
+
+    kind: EventKind = "waiting"
+    ahead: int
+    waited_s: float = 0.0
+
+
 StopReason = Literal["hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "single_pass",
-                     "error"]
+                     "stopped", "error"]
 
 
 class Stop(HopEvent):

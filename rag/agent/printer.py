@@ -18,7 +18,9 @@ from rag.agent.events import (
     Stop,
     Thought,
     Verification,
+    Waiting,
 )
+from rag.control import queue_text
 
 
 def print_event(event: HopEvent, out=sys.stdout) -> None:
@@ -41,6 +43,8 @@ def _line(e: HopEvent) -> str | None:
         return f"  💭 {e.text}"
     if isinstance(e, Paraphrase):
         return f"  ↻ low scores ({e.best_score:.2f}); retrying as “{e.paraphrased}”"
+    if isinstance(e, Waiting):
+        return f"  ⧗ {queue_text(e.ahead, e.waited_s)}"
     if isinstance(e, Stop):
         return f"■ stop: {e.reason.replace('_', ' ')}" + (f" ({e.detail[:120]})" if e.detail else "")
     if isinstance(e, EvidencePicked):

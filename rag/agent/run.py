@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -16,18 +17,21 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
-from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop
+from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
 from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent
 from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
+from rag.control import QueueTimeOff, RunControl, controlled
+from rag.models.llm import for_run
 from rag.models.structured import token_counter
 from rag.records import SearchResult
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
+STOPPED = "Stopped before an answer was written."
 
 
 class HopSummary(BaseModel):
@@ -71,6 +75,19 @@ class RunRecorder:
         self.writer.write(event)
         return event
 
+    def stopped(self) -> list[HopEvent]:
+        """How a stopped run ends: a stop event, and an answer that says so."""
+        state = self.state
+        events = [Stop(hop=state.hops, reason="stopped", detail="stopped by the user"),
+                  AnswerEvent(hop=state.hops, answer=STOPPED, stop_reason="stopped")]
+        return [self.record(e) for e in events]
+
+    def waiting(self, ahead: int, waited: float) -> Waiting:
+        """The model queue's news: `ahead` questions before this one (0: its turn came after `waited` s)."""
+        now = time.time()
+        return Waiting(run_id=self.state.run_id, hop=self.state.hops, ahead=ahead, waited_s=round(waited, 3),
+                       t_start=now - waited, t_end=now)
+
     def failure(self, error: str, text: str | None = None) -> list[HopEvent]:
         """How a failed run ends in the trace and the UI: the error, the stop, an answer that says why."""
         state = self.state
@@ -83,17 +100,19 @@ class RunRecorder:
 async def stream_answer(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), model_name: str = "", mode: str = "agent",
-    search: Callable[[str, str], SearchResult] | None = None,
+    search: Callable[[str, str], SearchResult] | None = None, control: RunControl | None = None,
 ) -> AsyncIterator[HopEvent]:
     """Yield every event of one run as it happens; the last one is the AnswerEvent.
 
-    `search(query, modality)` replaces the workspace's search (the text-only and oracle modes)."""
+    `search(query, modality)` replaces the workspace's search (the text-only and oracle modes); `control`
+    stops the run and hears its place in the embedded model's queue (as Waiting events)."""
+    control = control or RunControl()
     settings = workspace.settings.agent
     state = RunState(question=question, settings=settings, reader=workspace.settings.reader, doc_ids=doc_ids,
                      many_files=len(doc_ids or workspace.store.documents()) > 1)
     recorder = RunRecorder(state, trace_dir)
     yield recorder.record(RunStart(question=question, model=model_name, hop=0,
-                                   settings={"mode": mode, **settings.model_dump(), "reader": state.reader.model_dump()}))
+                                   settings={"mode": mode, **workspace.settings.for_trace()}))
     if len(question) > settings.max_question_chars:
         error = (f"the question is too long ({len(question):,} characters; the limit is "
                  f"{settings.max_question_chars:,}), please ask a shorter one")
@@ -101,19 +120,27 @@ async def stream_answer(
             yield event
         return
     history = (await memory.aget()) if memory is not None else []
-    agent = DocAgent(llm, state, search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
+    agent = DocAgent(for_run(llm, control), state,
+                     search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
                      lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history)
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
+    queue_time_off = QueueTimeOff(deadline)  # waiting for the model is the other questions' time
     try:
-        async with deadline:
-            async for event in handler.stream_events():
+        async with deadline, contextlib.aclosing(controlled(handler, control, recorder.waiting)) as events:
+            async for event in events:
+                queue_time_off.see(event)
                 if isinstance(event, HopEvent):
                     yield recorder.record(event)
             result: ReaderResult = await handler
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
         error = f"no answer within {settings.timeout_s:.0f} s" if deadline.expired() else error_text(exc)
+    if control.stopped:  # stopped from the chat, whatever the run was doing
+        await _cancel(handler)
+        for event in recorder.stopped():
+            yield event
+        return
     if error:
         await _cancel(handler)
         for event in recorder.failure(error):
@@ -188,10 +215,10 @@ async def _cancel(handler) -> None:
 def ask(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
-    mode: str = "agent", search: Callable[[str, str], SearchResult] | None = None,
+    mode: str = "agent", search: Callable[[str, str], SearchResult] | None = None, control: RunControl | None = None,
 ) -> AgentAnswer:
     """Run one question to its answer, calling on_event for each event as it happens."""
-    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, mode, search)
+    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, mode, search, control)
     return drain(events, question, trace_dir, on_event)
 
 

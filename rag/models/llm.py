@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,9 @@ from llama_index.core.llms import (
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from pydantic import PrivateAttr
 
+from rag.control import RunControl
 from rag.models.gguf import GGUF_NAME, ensure_gguf
+from rag.models.queue import ModelQueue
 from rag.settings import Settings
 
 # A ReAct step ends where the model would start inventing the tool's answer.
@@ -40,6 +41,8 @@ class LocalLlamaCpp(CustomLLM):
 
     LlamaIndex's LlamaCPP class formats prompts as "user: …" instead of the model's own
     template and ignores per-call stop sequences, so this wraps create_chat_completion.
+    Calls take turns in a fair queue (one llama.cpp context decodes one prompt at a time); a copy
+    made by `for_run` tells its question's place in it and stops when the question is stopped.
     """
 
     model_name: str = GGUF_NAME
@@ -48,18 +51,47 @@ class LocalLlamaCpp(CustomLLM):
     temperature: float = 0.0
     stop: list[str] = REACT_STOP
     _llm: Any = PrivateAttr()
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _queue: ModelQueue = PrivateAttr(default_factory=ModelQueue)
+    _control: RunControl | None = PrivateAttr(default=None)
 
     def __init__(self, model_path: Path, n_threads: int = 2, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         from llama_cpp import Llama
 
         self._llm = Llama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads, verbose=False)
+        self._llm.eval = self._stoppable(self._llm.eval)
 
     @property
     def metadata(self) -> LLMMetadata:
         return LLMMetadata(context_window=self.context_window, num_output=self.max_tokens,
                            is_chat_model=True, model_name=self.model_name)
+
+    def for_run(self, control: RunControl) -> LocalLlamaCpp:
+        """The same model and queue, for one question: its calls keep the question's place in the
+        queue, report it to `control`, and end at the next token once the question is stopped."""
+        run = self.model_copy()  # private attributes are shared: one llama.cpp context, one queue
+        run._control = control
+        return run
+
+    @property
+    def queue(self) -> ModelQueue:
+        return self._queue
+
+    def _complete(self, args: dict) -> dict:
+        with self._queue.turn(self._control):
+            return self._llm.create_chat_completion(**args)
+
+    def _stoppable(self, decode):
+        """llama.cpp's decode step, run once for the prompt and once per generated token: the question
+        being served ends there when it has been stopped, instead of generating to the end."""
+        queue = self._queue
+
+        def eval(tokens):
+            if queue.serving is not None:
+                queue.serving.check()
+            return decode(tokens)
+
+        return eval
 
     def _args(self, messages: Sequence[ChatMessage], kwargs: dict) -> dict:
         return {
@@ -81,8 +113,7 @@ class LocalLlamaCpp(CustomLLM):
 
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        with self._lock:  # one llama.cpp context decodes one prompt at a time
-            out = self._llm.create_chat_completion(**self._args(messages, kwargs))
+        out = self._complete(self._args(messages, kwargs))
         content = out["choices"][0]["message"]["content"] or ""
         return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=content), raw=out)
 
@@ -90,7 +121,7 @@ class LocalLlamaCpp(CustomLLM):
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         def generate() -> ChatResponseGen:
             text = ""
-            with self._lock:
+            with self._queue.turn(self._control):
                 for chunk in self._llm.create_chat_completion(**self._args(messages, kwargs), stream=True):
                     delta = chunk["choices"][0]["delta"].get("content") or ""
                     text += delta
@@ -118,8 +149,7 @@ class LocalLlamaCpp(CustomLLM):
         messages = prompt.format_messages(llm=self, **prompt_args)
         args = self._args(messages, {**(llm_kwargs or {}), "stop": []})
         args["response_format"] = {"type": "json_object", "schema": output_cls.model_json_schema()}
-        with self._lock:
-            out = self._llm.create_chat_completion(**args)
+        out = self._complete(args)
         return output_cls.model_validate_json(out["choices"][0]["message"]["content"] or "")
 
     def json_chat(self, messages: Sequence[ChatMessage], schema: dict, max_tokens: int) -> dict:
@@ -141,6 +171,12 @@ class LocalLlamaCpp(CustomLLM):
 
     async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         return await asyncio.to_thread(self.complete, prompt, formatted, **kwargs)
+
+
+def for_run(llm: LLM, control: RunControl) -> LLM:
+    """The model as one question uses it: the embedded model's queue hears the question's control.
+    A remote server keeps its own queue; its calls are stopped by cancelling the run."""
+    return llm.for_run(control) if hasattr(llm, "for_run") else llm
 
 
 def provider(settings: Settings) -> str:
