@@ -22,8 +22,8 @@ from rag.agent.events import (
     Waiting,
 )
 from rag.control import queue_text
-from rag.records import Hit
 from rag.ingest.tables import parse_row
+from rag.records import Hit
 from rag.settings import Settings
 from rag.ui_helpers import crop_png, page_png
 from rag.workspace import Workspace
@@ -71,6 +71,15 @@ def sidebar(ws: Workspace) -> None:
         retrieval.adaptive_k = st.toggle(
             "Adaptive k", retrieval.adaptive_k, key="adaptive_k",
             help="A Gaussian mixture over the similarities decides how many fragments each collection keeps.")
+        st.subheader("Reader")
+        reader = settings.reader
+        reader.evidence_tokens = st.number_input(
+            "Evidence the model reads (tokens)", 200, 3000, reader.evidence_tokens, step=100, key="evidence_tokens",
+            help="Numbered evidence the model picks from: every token costs time on a CPU.")
+        reader.verify = st.toggle("Check answers against the evidence", reader.verify, key="verify",
+                                  help="A value must stand in the line it cites; else retry, then the next evidence.")
+        reader.compute = st.toggle("Compute with small programs", reader.compute, key="compute",
+                                   help="Ratios, differences and totals by a program over evidence values.")
         st.caption("These settings are this browser tab's own: other users of the server keep theirs.")
 
 

@@ -12,6 +12,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Self
@@ -22,12 +23,15 @@ class Reply:
     """One scripted response: a status, a JSON body (or raw text), headers, and a delay first."""
 
     status: int = 200
-    body: dict | str = ""
+    body: dict | str | Callable[[dict], dict] = ""
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
 
 
-def completion(text: str) -> Reply:
+def completion(text: str | Callable[[dict], str]) -> Reply:
+    """A chat completion; `text` may be a function of the request's body, for replies that depend on the prompt."""
+    if callable(text):
+        return Reply(body=lambda request: completion(text(request)).body)
     return Reply(body={
         "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()), "model": "fault-model",
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
@@ -85,6 +89,8 @@ class FaultServer:
                 reply = server._next({"t": time.monotonic(), "body": body, "key": key})
                 if server.stopping.wait(reply.delay):
                     return
+                if callable(reply.body):
+                    reply = Reply(reply.status, reply.body(body), reply.headers)
                 if isinstance(reply.body, dict):  # an error body may quote the key, as OpenAI's 401 does
                     reply = Reply(reply.status, json.loads(json.dumps(reply.body).replace("{key}", key)),
                                   reply.headers)

@@ -104,8 +104,10 @@ class ReaderSettings(BaseModel):
     typed: bool = True
     # A number asked of a table row is the cell in the column the question names, chosen by code.
     table_cells: bool = True
-    # Arithmetic questions are answered by a program over evidence values.
+    # Arithmetic questions are answered by a program over evidence values; with `dataframes` the program
+    # may also select and aggregate the picked rows' tables (off: the 1.5B model writes invalid pandas).
     compute: bool = True
+    dataframes: bool = False
     # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
     verify: bool = True
     # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.

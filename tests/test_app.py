@@ -146,7 +146,7 @@ def test_chat_shows_hops_the_picked_evidence_then_a_cited_answer(pew_ws):
     assert any("Reader" in m.value and "E1" in m.value for m in status.markdown), "the pick is shown"
     assert any("E1** picked" in c.value for c in status.caption), "the picked line is highlighted"
     assert any("stands in E1" in c.value for c in status.caption), "and verified"
-    answer = bot.markdown[-1].value
+    [answer] = [m.value for m in bot.markdown if "[p. " in m.value]
     page = int(answer.split("[p. ")[1].split("]")[0])
     assert citation.label.startswith(f"Cited page {page} ·") and "E1" in citation.label and citation.image
 

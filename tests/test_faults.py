@@ -9,12 +9,14 @@ retries, backoff and timeouts are what is tested. No mocks.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
 
 import pytest
 from conftest import PEW, local_settings, pages_of
+from scripted_llm import evidence_line
 from test_app import app, open_workspace
 
 from app_pages.common import workspace
@@ -75,6 +77,26 @@ def run(store, server, llm_env, tmp_path):
     return go
 
 
+def reading(request: dict) -> str:
+    """The reader's reply as a model would give it: pick E1, then answer with the first words of its line."""
+    prompt = "\n".join(m["content"] for m in request["messages"])
+    if '"answer"' not in json.dumps(request.get("response_format")):
+        return '{"id": "E1"}'
+    return json.dumps({"id": "E1", "answer": " ".join(evidence_line(prompt, "E1").split()[:3])})
+
+
+READ = completion(reading)
+
+
+@pytest.fixture
+def react(store):
+    """The ReAct step runs after the first hop (the coverage check would end the search there)."""
+    before = store.settings.agent.sufficiency_check
+    store.settings.agent.sufficiency_check = "react"
+    yield
+    store.settings.agent.sufficiency_check = before
+
+
 def error_spans(result) -> list[dict]:
     return [s for s in load_trace(result.trace) if s["kind"] == "error"]
 
@@ -84,12 +106,11 @@ def error_spans(result) -> list[dict]:
 
 def test_rate_limited_twice_then_the_answer_arrives_after_backoff(run, server):
     result = run(error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
-                    error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
-                    completion(ANSWER))
-    assert result.error is None and result.stop_reason == "answered", result.answer
-    assert "good or excellent [p. 1]" in result.answer and result.tokens == {"prompt": 321, "completion": 21}
-    assert len(server.requests) == 3
-    first, second = server.gaps()
+                 error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}), READ)
+    assert result.error is None and result.stop_reason == "sufficient", result.answer
+    assert result.citations and result.tokens == {"prompt": 642, "completion": 42}, "the pick and the answer"
+    assert len(server.requests) == 4
+    first, second, _ = server.gaps()
     assert 0.3 < first < second, "exponential backoff between the retries, not a hammering loop"
 
 
@@ -155,32 +176,35 @@ def test_a_huge_question_is_refused_before_any_search_or_model_call(run, server)
 def test_a_long_question_within_the_limit_is_answered(run, server, store):
     question = ("Context: I am comparing reports. " * 55) + QUESTION
     assert len(question) <= store.settings.agent.max_question_chars
-    result = run(completion(ANSWER), question=question)
-    assert result.error is None and "good or excellent" in result.answer
+    result = run(READ, question=question)
+    assert result.error is None and result.citations
 
 
 # --- output the agent cannot use ---------------------------------------------------------------
 
 
-def test_unparseable_output_is_retried_once_then_answered_from_the_fragments(run, server):
-    result = run(completion(BROKEN), completion(BROKEN), completion(FALLBACK))
-    assert result.error is None and result.stop_reason == "unparseable"
-    assert result.answer == FALLBACK and result.citations[0]["page"] == 2
-    assert len(server.requests) == 3
-    retry, fallback = ([m["content"] for m in r["body"]["messages"]] for r in server.requests[1:])
+def test_unparseable_output_is_retried_once_then_the_reader_answers(run, server, react):
+    result = run(completion(BROKEN), completion(BROKEN), READ)
+    assert result.error is None and result.stop_reason == "unparseable" and result.citations
+    assert len(server.requests) == 4, "two ReAct replies, then the reader's pick and answer"
+    retry = [m["content"] for m in server.requests[1]["body"]["messages"]]
     assert BROKEN in retry and any("did not follow the format" in m for m in retry)
-    assert fallback[-1].startswith("Answer the question using only the fragments below")
+    assert "response_format" in server.requests[2]["body"], "the reader's replies are held to a JSON schema"
     stops = [s["event"]["reason"] for s in load_trace(result.trace) if s["kind"] == "stop"]
-    assert stops == ["unparseable", "unparseable"]
+    assert stops == ["unparseable"]
 
 
-def test_prose_without_the_react_format_is_taken_as_the_answer(run, server):
-    result = run(completion("Four in ten Latinos say their finances are in excellent or good shape."))
-    assert result.error is None and len(server.requests) == 1
-    assert result.answer.startswith("Four in ten Latinos") and result.citations, "pages added from its facts"
+def test_prose_without_the_react_format_ends_the_search_and_the_reader_answers(run, server, react):
+    result = run(completion("Four in ten Latinos say their finances are in excellent or good shape."), READ)
+    assert result.error is None and len(server.requests) == 3 and result.citations
 
 
-def test_a_model_failing_on_the_fallback_answer_is_recorded_as_an_error(run, server):
+def test_a_reader_reply_that_is_not_json_is_refused_not_shown(run, server):
+    result = run(completion("Most Latinos are doing fine, I think."))
+    assert result.error is None and result.answer.lower().startswith("not in the documents")
+
+
+def test_a_model_failing_in_the_reader_is_recorded_as_an_error(run, server, react):
     result = run(completion(BROKEN), completion(BROKEN), error(503, "overloaded"), retries=1)
     assert len(server.requests) == 4 and "Error code: 503" in result.error
     assert result.answer.startswith("The language model failed") and "[p. " in result.answer

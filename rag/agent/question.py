@@ -55,7 +55,8 @@ between into than then so such very more most less least also only other about o
 answer format list float integer int string directly yes e g eg one two three four five
 """.split())
 _NOT_NAMES = {"According", "Among", "Please", "Write", "Answer", "Directly", "Represent", "Round", "Based",
-              "Float", "Integer", "List", "String", "Int", "Str", "Yes", "No", "FY", "Q"}
+              "Float", "Integer", "List", "String", "Int", "Str", "Yes", "No", "FY", "Q", "Figure", "Fig", "Table",
+              "Section", "Chapter", "Appendix", "Exhibit", "Page", "Slide"}
 
 
 class QuestionInfo(BaseModel):
@@ -84,7 +85,7 @@ def answer_type(question: str) -> AnswerType:
         return "list"
     if re.search(r"\bhow (many|much)\b|\b(which|what) (year|month|date|day|number|amount|percentage|share)\b", q, re.I):
         return "number"
-    if re.search(r"(^|[,;:?]\s*)(which|who|whom|whose)\b", q[:60], re.I):  # a name, even when it mentions a percentage
+    if re.search(r"(^|[,;:?]\s*)(?:(?:in|for|of|at|to|from|by) )?(which|who|whom|whose)\b", q[:60], re.I):  # a name, even when it mentions a percentage
         return "text"
     if _NUMBER.search(q):
         return "number"
@@ -125,7 +126,10 @@ def grounding_names(question: str) -> list[str]:
     numbered figures/tables/sections, quoted phrases, acronyms and capitalised words (not the first)."""
     q = _EXAMPLE.sub(" ", question.replace("’", "'"))
     q = _FISCAL.sub(lambda m: f"fiscal {m.group(1)}", q)
-    names = _MONTH_YEAR.findall(q) + _YEAR.findall(q) + _NUMBERED.findall(q)
+    # A section or chapter is named by its number in headings ("3.3 Post-hoc Correction"); figures and
+    # tables by their caption's own words ("Figure 7").
+    numbered = [re.sub(r"^(?:section|chapter)\s+", "", n, flags=re.I) for n in _NUMBERED.findall(q)]
+    names = _MONTH_YEAR.findall(q) + _YEAR.findall(q) + numbered
     names += [next(g for g in m if g) for m in _QUOTED.findall(q) if len(next(g for g in m if g).split()) <= 6]
     if sum(c.isupper() for c in q) < 0.5 * sum(c.isalpha() for c in q):  # a question in capitals names nothing
         names += _ACRONYM.findall(q)

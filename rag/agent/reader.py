@@ -33,6 +33,7 @@ _NUMBER = re.compile(r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|-?\.\d+
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
 _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
@@ -90,6 +91,8 @@ class Reader:
         absent = missing_names(info.names, given.document_text) if cfg.refuse_unnamed else []
         if absent:
             return self.refuse(info, f"the documents never mention {', '.join(absent[:3])}")
+        if cfg.refuse_unnamed and info.options and len(missing_names(info.options, given.document_text)) == len(info.options):
+            return self.refuse(info, f"the documents mention none of {', '.join(info.options)}")
         if not evidence.items:
             return self.refuse(info, "no evidence was found")
         best = max(i.score for i in evidence.items)
@@ -203,7 +206,7 @@ class Reader:
         picked lines hold and writes one expression over the names; code builds and runs the program."""
         written = list(dict.fromkeys(n for p in picked for n in numbers_written(p.text)))
         frames = {f"df{n}": tables[p.fragment_id] for n, p in enumerate(picked, 1)
-                  if p.kind == "table" and p.fragment_id in tables}
+                  if p.kind == "table" and p.fragment_id in tables} if self.settings.dataframes else {}
         if not written and not frames:
             return Attempt(ok=False, reason="the picked lines hold no numbers")
         value = create_model("Value", name=(str, Field(pattern=r"^[a-z][a-z0-9_]{0,24}$")),
@@ -283,6 +286,8 @@ def verify(info: QuestionInfo, answer: Any, cited: list[EvidenceItem], items: li
     shown = f"[{', '.join(values)}]" if isinstance(answer, list) else values[0]
     if info.answer_type in ("yes_no", "choice"):  # an option of the question, decided by the cited line
         return Attempt(ok=bool(cited), value=values[0], cited=[c.id for c in cited])
+    if info.answer_type == "text" and len(values[0]) < 3 and to_number(values[0]) is None:
+        return Attempt(ok=False, value=values[0], reason=f"{values[0]!r} is a label, not an answer")
     found = []
     for value in values:
         where = next((c for c in cited if occurs(value, c.text)), None) or \
@@ -317,7 +322,7 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
             pairs = [(m.group(0), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
         for value, context in pairs:
             value = value.strip("()") if value.count("(") != value.count(")") else value
-            if count and _YEAR.fullmatch(value):
+            if (count and _YEAR.fullmatch(value)) or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):
                 continue
             found.setdefault((value, context), Candidate(value, context, item))
     return list(found.values())

@@ -39,7 +39,7 @@ def summary_table(summaries: list[dict], scoring: str = "strict") -> str:
     coverage, latency, hops. Runs made before MMLongBench scoring existed show "–" there."""
     head = ["run", "n", "acc", "answerable", "unanswerable", "MMLB acc", "MMLB answerable", "MMLB unanswerable",
             *SOURCES, "single-page", "multi-page", "retrieval recall", "evidence in context",
-            "latency s (p50 / p95)", "first hop s (p50)", "hops", "tokens in/out"]
+            "latency s (p50 / p95)", "first hop s (p50 / p95)", "hops", "tokens in/out"]
     lines = [f"Sources and pages scored by: {scoring}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for s in summaries:
         strict, mmlb = s["accuracy"], s.get("accuracy_mmlongbench", {})
@@ -50,7 +50,7 @@ def summary_table(summaries: list[dict], scoring: str = "strict") -> str:
                  _pct(mmlb.get("unanswerable")), *(_pct(acc.get("by_source", {}).get(k)) for k in SOURCES),
                  _pct(acc.get("single_page")), _pct(acc.get("multi_page")), _pct(s["retrieval_recall"]),
                  _pct(s["evidence_in_context"]), f"{latency.get('p50')} / {latency.get('p95')}",
-                 str(first.get("p50", "–")), str(s["hops_mean"]),
+                 f"{first.get('p50', '–')} / {first.get('p95', '–')}", str(s["hops_mean"]),
                  f"{s['tokens_mean']['prompt']}/{s['tokens_mean']['completion']}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -143,29 +143,16 @@ class LocalLlamaCpp(CustomLLM):
 
         return generate()
 
-    def structured_predict(self, output_cls, prompt, llm_kwargs=None, **prompt_args):
-        """JSON that fits output_cls, guaranteed by a llama.cpp grammar built from its schema
-        (LlamaIndex's default parses free text, which a 1.5B model often gets wrong)."""
-        messages = prompt.format_messages(llm=self, **prompt_args)
-        args = self._args(messages, {**(llm_kwargs or {}), "stop": []})
-        args["response_format"] = {"type": "json_object", "schema": output_cls.model_json_schema()}
-        out = self._complete(args)
-        return output_cls.model_validate_json(out["choices"][0]["message"]["content"] or "")
-
     def json_chat(self, messages: Sequence[ChatMessage], schema: dict, max_tokens: int) -> dict:
         """A reply that is JSON fitting the schema, enforced by a llama.cpp grammar."""
         args = self._args(messages, {"max_tokens": max_tokens, "stop": []})
         args["response_format"] = {"type": "json_object", "schema": schema}
-        with self._lock:
-            return self._llm.create_chat_completion(**args)
+        return self._complete(args)
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode(), add_bos=False))
 
     # Decoding takes seconds: off the event loop, so hop events reach the UI meanwhile.
-    async def astructured_predict(self, output_cls, prompt, llm_kwargs=None, **prompt_args):
-        return await asyncio.to_thread(self.structured_predict, output_cls, prompt, llm_kwargs, **prompt_args)
-
     async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         return await asyncio.to_thread(self.chat, messages, **kwargs)
 
