@@ -1,0 +1,337 @@
+"""Charts as data: each figure's data labels paired with their category and series at ingestion.
+
+A chart read this way becomes a Table (one row per category, one column per series, `chart` set),
+one table fragment per category (`Chart: <title> | <category> | <series>: <value> | …`), and in its
+figure fragment a compact `In the chart: <category> — <series>: <value>, …` instead of the bag of
+labels. A chart whose labels cannot all be paired keeps its label text and is marked ambiguous;
+the pairs that were certain are still kept.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pymupdf
+
+from rag.ingest.chart_marks import Label, Marks, dedupe, pixel_marks, span_labels, split_numbers, vector_marks
+from rag.ingest.chart_pairing import pair_chart
+from rag.ingest.figures import FIGURE_TEXT_CHARS, Line, detect_figures, figure_text
+from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
+
+_MARGIN = (200.0, 40.0, 60.0, 30.0)  # left, top, right, bottom: row labels, legend and ticks around the drawing
+_ZOOM = 3.0  # pixels per point when a chart is read from its pixels
+_MAX_PIXELS = 1800
+_ROW_CHARS = 40  # a chart row's fragment names its chart by this much of the title
+
+ReadImage = Callable[[BBox], list[Line]]
+
+
+@dataclass
+class ChartReading:
+    kind: str
+    rows: list[tuple[str, str, str]] = field(default_factory=list)  # (category, series, value)
+    unpaired: list[str] = field(default_factory=list)
+    source: str = "vector"
+    legend: list[str] = field(default_factory=list)
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.unpaired)
+
+
+def add_page_charts(
+    page: pymupdf.Page,
+    figures: list[Fragment],
+    start: int,
+    read_image: ReadImage | None = None,
+    with_chart_text: bool = True,
+    max_chars: int = 120,
+) -> tuple[list[Fragment], list[Table]]:
+    """Read the page's figures as charts: table-row fragments (numbered from `start`) and Tables;
+    each figure fragment read as a chart gets the compact values as its chart text."""
+    if not figures:
+        return [], []
+    drawings = page.get_drawings()
+    page_labels = span_labels(page, drawings)
+    body = _body_size(page_labels)
+    boxes = [f.bbox for f in figures]
+    rows: list[Fragment] = []
+    tables: list[Table] = []
+    for figure in figures:
+        others = [b for b in boxes if b is not figure.bbox]
+        try:
+            reading = read_chart(page, figure.bbox, str(figure.extra.get("kind")), page_labels, body, drawings,
+                                 others, read_image)
+        except Exception:  # an unreadable chart keeps its caption and label text; the page goes in
+            reading = None
+        if reading is None or not reading.rows:
+            continue
+        table = _table(figure, reading, len(tables))
+        tables.append(table)
+        rows += _row_fragments(figure, table, start + len(rows))
+        _describe(figure, table, reading, with_chart_text, max_chars)
+    return rows, tables
+
+
+def drop_charted_tables(page: pymupdf.Page, fragments: list[Fragment],
+                        tables: list[Table]) -> tuple[list[Fragment], list[Table]]:
+    """Tables that are really vector charts — coloured bars or lines whose labels pair without doubt —
+    are dropped with their rows: the chart reader gives them back as charts."""
+    if not tables:
+        return fragments, tables
+    drawings = page.get_drawings()
+    regions = [r for r in detect_figures(page, []) if r.kind == "vector"]
+    candidates = [(t, [r for r in regions if _mostly_in(r.box, t.bbox)]) for t in tables]
+    candidates = [(t, rs) for t, rs in candidates if rs]
+    if not candidates:
+        return fragments, tables
+    labels = span_labels(page, drawings)
+    body = _body_size(labels)
+    charted = set()
+    for table, found in candidates:
+        for region in found:
+            try:
+                reading = read_chart(page, region.box, "vector", labels, body, drawings, [], None)
+            except Exception:
+                reading = None
+            if reading is not None and not reading.ambiguous and len(reading.rows) >= 3:
+                charted.add(table.table_id)
+    return ([f for f in fragments if f.extra.get("table_id") not in charted],
+            [t for t in tables if t.table_id not in charted])
+
+
+def read_chart(page: pymupdf.Page, box: BBox, kind: str, page_labels: list[Label], body: float,
+               drawings: list[dict], others: list[BBox], read_image: ReadImage | None) -> ChartReading | None:
+    """The (category, series, value) triples of the chart drawn in `box`, or None if it holds no numbers."""
+    panel = _panel(page, box, others)
+    labels = [lb for lb in page_labels if _within(lb, panel) and (_centre_in(lb, box) or lb.size < body - 0.5)]
+    source = "vector"
+    if kind == "raster" or not any(_centre_in(lb, box) for lb in labels):
+        if read_image is None:
+            return None
+        labels, marks = _read_pixels(page, box, panel, drawings, read_image, kind == "raster")
+        source = "ocr"
+    else:
+        marks = _inside_figure(vector_marks(drawings, panel), box)
+    if not any(any(ch.isdigit() for ch in lb.text) for lb in labels):
+        return None
+    reading = pair_chart(labels, marks)
+    kinds = Counter(p.kind for p in reading.pairs)
+    kind = kinds.most_common(1)[0][0] if kinds else "unknown"
+    return ChartReading(
+        kind=kind,
+        rows=_unique_rows([(p.category, p.series, p.label.text) for p in _reading_order(reading.pairs, kind)],
+                          reading.unpaired),
+        unpaired=[lb.text for lb in reading.unpaired],
+        source=source,
+        legend=reading.legend,
+    )
+
+
+def _reading_order(pairs: list, kind: str) -> list:
+    """Categories top to bottom (left to right along a line chart's axis or under columns), series as
+    the eye meets them."""
+    first: dict[str, tuple[float, float]] = {}
+    for p in pairs:
+        first[p.category] = min(first.get(p.category, (p.label.cy, p.label.cx)), (p.label.cy, p.label.cx))
+    rows = sorted(first.values())
+    flat = len(rows) > 1 and max(y for y, _ in rows) - min(y for y, _ in rows) < 2 * pairs[0].label.height
+    if flat or kind in ("line", "dot"):
+        across = {c: min(p.label.cx for p in pairs if p.category == c) for c in first}
+        return sorted(pairs, key=lambda p: (across[p.category], p.label.cy))
+    return sorted(pairs, key=lambda p: (first[p.category], p.label.cx))
+
+
+def _unique_rows(rows: list[tuple[str, str, str]], unpaired: list[Label]) -> list[tuple[str, str, str]]:
+    """A (category, series) read twice with different values is not known: both go to the unpaired."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for category, series, value in rows:
+        values.setdefault((category, series), set()).add(value)
+    kept = []
+    for category, series, value in rows:
+        if len(values[(category, series)]) == 1:
+            if (category, series, value) not in kept:
+                kept.append((category, series, value))
+        else:
+            unpaired.append(Label((0, 0, 0, 0), value, 0))
+    return kept
+
+
+def _read_pixels(page: pymupdf.Page, box: BBox, panel: BBox, drawings: list[dict], read_image: ReadImage,
+                 raster: bool) -> tuple[list[Label], Marks]:
+    """Labels from OCR (their colour from the pixels under them); marks from the pixels of a raster
+    chart, or from the drawings of a vector chart whose text is drawn as outlines."""
+    area = box  # outlined text is part of the drawing, so the figure's box holds it
+    zoom = min(_ZOOM, _MAX_PIXELS / max(area[2] - area[0], area[3] - area[1]))
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(area), alpha=False,
+                          colorspace=pymupdf.csRGB)
+    image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
+    origin = (area[0], area[1])
+    labels = []
+    for line in read_image(area):
+        label = Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
+        labels += split_numbers(label)
+    labels = dedupe(labels)
+    boxes = [lb.box for lb in labels]
+    if raster:
+        marks = pixel_marks(image, origin, zoom, boxes)
+    else:
+        marks = _inside_figure(vector_marks(drawings, panel), box)
+        marks.bars = [b for b in marks.bars if not _in_any(b.box, boxes)]
+        marks.swatches = [s for s in marks.swatches if not _in_any(s.box, boxes)]
+        marks.curves = [c for c in marks.curves if not _in_any(_points_box(c.points), boxes)]
+    return [_without_marker(lb, marks) for lb in labels], marks
+
+
+def _without_marker(label: Label, marks: Marks) -> Label:
+    """OCR reads the dot that ends a line as a letter: "O Hispanic" beside a marker is "Hispanic"."""
+    text = label.text
+    if len(text) < 3 or text[0] not in "Oo0○●◯" or not (text[1] == " " or text[1].isupper()):
+        return label
+    head = (label.box[0], label.box[1], label.box[0] + (label.box[2] - label.box[0]) / len(text) * 1.5, label.box[3])
+    dots = [s.box for s in marks.swatches] + [_points_box(c.points) for c in marks.curves if len(c.points) < 40]
+    if not any(_overlaps(head, d) for d in dots):
+        return label
+    return Label(label.box, text[1:].strip(), label.size, label.colour, label.bold)
+
+
+def _inside_figure(marks: Marks, box: BBox) -> Marks:
+    """Bars and lines are the figure's own drawings; legend keys may sit just outside it."""
+    marks.bars = [b for b in marks.bars if _centre_in_box(b.box, box)]
+    marks.curves = [c for c in marks.curves if _centre_in_box(_points_box(c.points), box)]
+    return marks
+
+
+def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float):
+    """The most common colour darker than paper inside a text box: the colour the label is printed in."""
+    x0, y0, x1, y1 = (int(round((v - o) * zoom)) for v, o in zip(box, origin * 2))
+    patch = image[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(int)
+    ink = patch[(patch < 200).any(axis=1)]
+    if not len(ink):
+        return None
+    strength = 765 - ink.sum(axis=1)  # the glyphs' cores, not their anti-aliased edges
+    core = ink[strength >= np.percentile(strength, 70)]
+    return tuple(int(v) for v in np.median(core, axis=0))
+
+
+def _panel(page: pymupdf.Page, box: BBox, others: list[BBox]) -> BBox:
+    """The drawing's box widened to where its row labels, legend and ticks are, not into another figure."""
+    left, top, right, bottom = _MARGIN
+    page_box = page.rect
+    x0, y0 = max(page_box.x0, box[0] - left), max(page_box.y0, box[1] - top)
+    x1, y1 = min(page_box.x1, box[2] + right), min(page_box.y1, box[3] + bottom)
+    for o in others:
+        beside = o[1] < box[3] and o[3] > box[1]
+        over = o[0] < box[2] and o[2] > box[0]
+        if beside and o[2] <= box[0]:
+            x0 = max(x0, o[2])
+        if beside and o[0] >= box[2]:
+            x1 = min(x1, o[0])
+        if over and o[3] <= box[1]:
+            y0 = max(y0, o[3])
+        if over and o[1] >= box[3]:
+            y1 = min(y1, o[1])
+    return (x0, y0, x1, y1)
+
+
+def _table(figure: Fragment, reading: ChartReading, n: int) -> Table:
+    seen = list(dict.fromkeys(s for _, s, _ in reading.rows))
+    series = [s for s in reading.legend if s in seen] + [s for s in seen if s not in reading.legend]
+    categories = list(dict.fromkeys(c for c, _, _ in reading.rows))
+    cells = {(c, s): v for c, s, v in reading.rows}
+    title = str(figure.extra.get("title") or figure.extra.get("caption") or "")[:120]
+    return Table(
+        table_id=f"{figure.doc_id[:16]}:c{figure.page}:{n}",
+        page=figure.page,
+        bbox=figure.bbox,
+        header=["category", *[s or "value" for s in series]],
+        rows=[[c, *[cells.get((c, s), "") for s in series]] for c in categories],
+        chart=ChartInfo(figure_id=figure.id, title=title, kind=reading.kind, ambiguous=reading.ambiguous,
+                        source=reading.source),
+    )
+
+
+def _row_fragments(figure: Fragment, table: Table, start: int) -> list[Fragment]:
+    title = _short(table.chart.title, _ROW_CHARS) or f"figure on p. {figure.page}"
+    out = []
+    for i, row in enumerate(table.rows):
+        cells = [f"{name}: {value}" if name != "value" else value
+                 for name, value in zip(table.header[1:], row[1:]) if value]
+        out.append(Fragment(
+            id=fragment_id(figure.doc_id, "table", figure.page, start + i),
+            doc_id=figure.doc_id, file=figure.file, page=figure.page, modality="table", bbox=figure.bbox,
+            text=" | ".join([f"Chart: {title}", row[0], *cells]),
+            extra={"table_id": table.table_id, "row": i, "ncols": len(table.header), "figure_id": figure.id},
+        ))
+    return out
+
+
+def _describe(figure: Fragment, table: Table, reading: ChartReading, with_chart_text: bool, max_chars: int) -> None:
+    """The figure fragment names its chart table; a chart read without doubt shows its values as its chart text."""
+    values = compact(table)
+    figure.extra.update({"chart_table_id": table.table_id, "chart_kind": reading.kind,
+                         "chart_ambiguous": int(reading.ambiguous), "chart_values": values})
+    if reading.ambiguous:
+        return  # the label text stays: a pairing in doubt is not shown as one
+    figure.extra["chart_text"] = values
+    figure.extra["chart_text_source"] = "chart"
+    figure.text = figure_text(str(figure.extra.get("caption", "")), values, with_chart_text, max_chars)
+
+
+def compact(table: Table, limit: int = FIGURE_TEXT_CHARS) -> str:
+    """"Eating out — 2005: 14%, 2010: 21%; Groceries — …": each category with its series' values."""
+    parts = []
+    for row in table.rows:
+        cells = [(name, value) for name, value in zip(table.header[1:], row[1:]) if value]
+        if len(cells) == 1 and cells[0][0] == "value":
+            parts.append(f"{row[0]}: {cells[0][1]}")
+        else:
+            parts.append(f"{row[0]} — " + ", ".join(f"{n}: {v}" if n != "value" else v for n, v in cells))
+    return _short("; ".join(parts), limit * 4)
+
+
+def _body_size(labels: list[Label]) -> float:
+    sizes = Counter()
+    for lb in labels:
+        sizes[round(lb.size, 1)] += len(lb.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _mostly_in(box: BBox, area: BBox) -> bool:
+    w = min(box[2], area[2]) - max(box[0], area[0])
+    h = min(box[3], area[3]) - max(box[1], area[1])
+    return w > 0 and h > 0 and w * h >= 0.5 * (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _within(label: Label, area: BBox) -> bool:
+    return area[0] <= label.cx <= area[2] and area[1] <= label.cy <= area[3]
+
+
+def _centre_in(label: Label, box: BBox) -> bool:
+    return box[0] <= label.cx <= box[2] and box[1] <= label.cy <= box[3]
+
+
+def _overlaps(a: BBox, b: BBox) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _centre_in_box(inner: BBox, box: BBox) -> bool:
+    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return box[0] - 1 <= x <= box[2] + 1 and box[1] - 1 <= y <= box[3] + 1
+
+
+def _in_any(box: BBox, areas: list[BBox], pad: float = 1.0) -> bool:
+    return any(a[0] - pad <= box[0] and a[1] - pad <= box[1] and box[2] <= a[2] + pad and box[3] <= a[3] + pad
+               for a in areas)
+
+
+def _points_box(points) -> BBox:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit) if " " in text[:limit] else limit].rstrip(" ,;:") + " …"
