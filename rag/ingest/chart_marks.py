@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pymupdf
+from scipy import ndimage
 
 from rag.records import BBox
 
@@ -148,13 +149,15 @@ def split_numbers(label: Label) -> list[Label]:
 
 
 def dedupe(labels: list[Label]) -> list[Label]:
-    """Designers leave a hidden copy of a label under a white box: keep one of two that coincide."""
-    kept: list[Label] = []
+    """Designers leave a copy of a label under the new one: keep one of two that coincide."""
+    kept: dict[str, list[Label]] = {}
+    out = []
     for label in labels:
-        key = _squash(label.text)
-        if not any(_squash(k.text) == key and _overlap_share(k.box, label.box) > 0.5 for k in kept):
-            kept.append(label)
-    return kept
+        same = kept.setdefault(_squash(label.text), [])
+        if not any(_overlap_share(k.box, label.box) > 0.5 for k in same):
+            same.append(label)
+            out.append(label)
+    return out
 
 
 def _numeric(text: str) -> bool:
@@ -269,36 +272,53 @@ def _thickness(points: list[Point]) -> float:
 # -- pixels (raster charts) -------------------------------------------------------------------------------------
 
 _BACKGROUND = 235  # lighter than this in every channel is paper
-_MIN_SHARE = 0.004  # a colour covering less of the picture than this is anti-aliasing or text
+_MIN_SHARE = 0.0015  # a colour covering less of the picture than this is anti-aliasing
+_MIN_GREY_SHARE = 0.01  # greys below this share are text
 _COLOUR_TOLERANCE = 28
 
 
 def pixel_marks(image: np.ndarray, origin: Point, zoom: float, text_boxes: list[BBox]) -> Marks:
     """Bars (solid rectangles of one colour), lines and dots from an RGB image of a chart.
 
-    `origin` and `zoom` map pixels back to page points; text is blanked out first so that coloured
-    labels do not count as marks."""
-    from scipy import ndimage
-
+    `origin` and `zoom` map pixels back to page points. Legend swatches are found first, on the
+    picture as it is (OCR often reads a legend as one line, swatches included); then text is blanked
+    out so that coloured labels do not count as marks, and a number printed in a bar leaves a hole
+    that is filled back."""
     image = image.astype(np.int16)
+    palette = _palette(image)
+    marks = Marks()
+    for colour, blob, box, _sl in _blobs(image, palette, origin, zoom):
+        if _is_swatch(box) and ndimage.binary_fill_holes(blob).mean() >= 0.85:
+            marks.swatches.append(Bar(box, colour))
     for box in text_boxes:
         x0, y0, x1, y1 = (int(round((v - o) * zoom)) for v, o in zip(box, origin * 2))
         image[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 255
-    marks = Marks()
-    for colour in _palette(image):
+    whole = image.shape[0] * image.shape[1] / zoom ** 2
+    for colour, blob, box, sl in _blobs(image, palette, origin, zoom):
+        if not _is_swatch(box) and (box[2] - box[0]) * (box[3] - box[1]) < 0.4 * whole:  # not the backdrop
+            _classify_blob(marks, box, colour, ndimage.binary_fill_holes(blob).mean(), blob, sl, zoom, origin)
+    return marks
+
+
+def _blobs(image: np.ndarray, palette: list[RGB], origin: Point, zoom: float):
+    """(colour, mask, box in points, slice) for each connected area of each palette colour."""
+    for colour in palette:
         mask = np.abs(image - np.array(colour)).max(axis=2) <= _COLOUR_TOLERANCE
-        mask = ndimage.binary_closing(mask, iterations=2)
+        # opening drops the fringe where a darker area fades into the paper, closing mends text holes
+        mask = ndimage.binary_closing(ndimage.binary_opening(mask), iterations=2)
         labelled, _count = ndimage.label(mask)
         for n, sl in enumerate(ndimage.find_objects(labelled), start=1):
             if sl is None:
                 continue
             ys, xs = sl
-            h, w = ys.stop - ys.start, xs.stop - xs.start
-            area = int((labelled[sl] == n).sum())
             box = (origin[0] + xs.start / zoom, origin[1] + ys.start / zoom,
                    origin[0] + xs.stop / zoom, origin[1] + ys.stop / zoom)
-            _classify_blob(marks, box, colour, area / (w * h), (labelled[sl] == n), sl, zoom, origin)
-    return marks
+            yield colour, labelled[sl] == n, box, sl
+
+
+def _is_swatch(box: BBox) -> bool:
+    w, h = box[2] - box[0], box[3] - box[1]
+    return 2 <= max(w, h) <= _SQUARE_MAX and min(w, h) >= 0.6 * max(w, h)
 
 
 def _classify_blob(marks: Marks, box: BBox, colour: RGB, fill: float, blob: np.ndarray, sl, zoom: float,
@@ -309,9 +329,7 @@ def _classify_blob(marks: Marks, box: BBox, colour: RGB, fill: float, blob: np.n
     if max(w, h) < 2 or (_neutral(colour) and min(w, h) < 1.5):
         return  # specks, gridlines and axes
     if fill >= 0.8 and min(w, h) >= 1.2:
-        if max(w, h) <= _SQUARE_MAX and min(w, h) >= 0.6 * max(w, h):
-            marks.swatches.append(Bar(box, colour))
-        else:
+        if max(w, h) >= 3:  # smaller solid bits are glyph fragments
             marks.bars.append(Bar(box, colour))
         return
     if _neutral(colour):
@@ -337,6 +355,8 @@ def _palette(image: np.ndarray) -> list[RGB]:
             break
         members = ink[(ink // 16 == keys[i]).all(axis=1)]
         colour = tuple(int(v) for v in np.median(members, axis=0))
+        if _neutral(colour) and counts[i] < _MIN_GREY_SHARE * len(pixels):
+            continue  # the soft edges of black text
         if all(max(abs(a - b) for a, b in zip(colour, c)) > _COLOUR_TOLERANCE for c in colours):
             colours.append(colour)
     return colours

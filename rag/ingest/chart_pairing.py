@@ -113,11 +113,12 @@ def read_legend(words: list[Label], marks: Marks) -> dict[tuple, Label]:
     legend: dict[tuple, Label] = {}
     for key in keys:
         kx1, kcy = key.box[2], (key.box[1] + key.box[3]) / 2
-        beside = [w for w in words
-                  if 0 <= w.box[0] - kx1 <= max(w.size, 6) and abs(w.cy - kcy) <= 0.6 * w.height and _name_like(w.text)
+        beside = [w for w in words  # the swatch just before a label, or at its start (an OCR box may take it in)
+                  if w.box[0] - max(w.size, 6) - (key.box[2] - key.box[0]) <= key.box[0]
+                  <= w.box[0] + 0.3 * (w.box[2] - w.box[0]) and abs(w.cy - kcy) <= 0.6 * w.height and _name_like(w.text)
                   and not any(same_colour(key.colour, c) for c in legend)]
         if beside:
-            label = min(beside, key=lambda w: w.box[0] - kx1)
+            label = min(beside, key=lambda w: abs(w.box[0] - kx1))
             legend[key.colour] = _with_continuation(label, words)
     names = [lb.text for lb in legend.values()]
     if len(set(names)) < len(names):
@@ -494,9 +495,10 @@ def _bar_names(bars: list[Bar], names: dict, order: list | None) -> dict:
     by_order = {}
     if order and len(order) == len(colours) and len(keys) >= len(order):
         by_order = {c: n for n, c in enumerate(order) if _colour_distance(c, keys[n]) <= 60}
+    exact = all(_colour_distance(c, keys[n]) <= 4 for c, n in nearest.items())
     for chosen in (nearest, by_order):
         complete = len(chosen) == len(colours) and len(set(chosen.values())) == len(chosen)
-        if complete and (not order or len(order) != len(colours)
+        if complete and (exact or not order or len(order) != len(colours)
                          or [chosen[c] for c in order] == sorted(chosen.values())):
             return {c: names[keys[n]] for c, n in sorted(chosen.items(), key=lambda item: item[1])}
     return {}

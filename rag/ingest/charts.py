@@ -76,6 +76,35 @@ def add_page_charts(
     return rows, tables
 
 
+def pdf_charts(data: bytes, file: str, settings, pages: list[int] | None = None,
+               password: str | None = None) -> list[Table]:
+    """The chart tables ingestion would make of a PDF (or of some of its pages), same ids."""
+    from rag.ingest import _parse_pages, doc_id_for, open_pdf, parse_pdf
+
+    if not pages:
+        parsed = parse_pdf(data, file, settings, password=password)
+    else:
+        with open_pdf(data, settings.max_file_mb, password) as doc:
+            pages = [p for p in pages if 1 <= p <= doc.page_count]
+        parsed = _parse_pages(data, password, file, settings, [], pages)
+        assert parsed.doc_id == doc_id_for(data)
+    return [t for t in parsed.tables if t.chart is not None]
+
+
+def long_rows(table: Table) -> list[tuple[str, str, str]]:
+    """A chart table back as (category, series, value) triples; a chart of one unnamed series has series ""."""
+    single = table.header[1:] == ["value"]
+    return [(row[0], "" if single else name, value)
+            for row in table.rows for name, value in zip(table.header[1:], row[1:]) if value]
+
+
+def chart_json(table: Table) -> dict:
+    chart = table.chart
+    return {"page": table.page, "figure_id": chart.figure_id, "title": chart.title, "kind": chart.kind,
+            "ambiguous": chart.ambiguous,
+            "rows": [{"category": c, "series": s, "value": v} for c, s, v in long_rows(table)]}
+
+
 def drop_charted_tables(page: pymupdf.Page, fragments: list[Fragment],
                         tables: list[Table]) -> tuple[list[Fragment], list[Table]]:
     """Tables that are really vector charts — coloured bars or lines whose labels pair without doubt —
@@ -170,25 +199,49 @@ def _read_pixels(page: pymupdf.Page, box: BBox, panel: BBox, drawings: list[dict
                           colorspace=pymupdf.csRGB)
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     origin = (area[0], area[1])
-    labels = []
-    for line in read_image(area):
-        label = Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
-        labels += split_numbers(label)
-    labels = dedupe(labels)
-    boxes = [lb.box for lb in labels]
+    lines = [Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
+             for line in read_image(area)]
+    boxes = [lb.box for lb in lines]
     if raster:
         marks = pixel_marks(image, origin, zoom, boxes)
+        lines = [part for lb in lines for part in _split_at_swatches(lb, marks.swatches)]
     else:
         marks = _inside_figure(vector_marks(drawings, panel), box)
         marks.bars = [b for b in marks.bars if not _in_any(b.box, boxes)]
         marks.swatches = [s for s in marks.swatches if not _in_any(s.box, boxes)]
         marks.curves = [c for c in marks.curves if not _in_any(_points_box(c.points), boxes)]
+    labels = dedupe([part for lb in lines for part in split_numbers(lb)])
     return [_without_marker(lb, marks) for lb in labels], marks
+
+
+def _split_at_swatches(label: Label, swatches: list) -> list[Label]:
+    """A legend read as one line ("■ Falling behind ■ Staying about even with"): cut at the space
+    nearest each swatch inside it (a swatch at the line's start is the first entry's own)."""
+    x0, y0, x1, y1 = label.box
+    text = label.text
+    per_char = (x1 - x0) / max(len(text), 1)
+    cuts = sorted((s.box[0] + s.box[2]) / 2 for s in swatches
+                  if x0 + 3 * per_char < (s.box[0] + s.box[2]) / 2 < x1 - 3 * per_char
+                  and s.box[1] < y1 and s.box[3] > y0)
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    ends = sorted({min(spaces, key=lambda i: abs(i - (cut - x0) / per_char)) for cut in cuts if spaces})
+    if not ends:
+        return [label]
+    out, start = [], 0
+    for end in ends + [len(text)]:
+        piece = text[start:end].strip()
+        if piece:
+            out.append(Label((x0 + start * per_char, y0, x0 + end * per_char, y1), piece, label.size, label.colour))
+        start = end
+    return out
 
 
 def _without_marker(label: Label, marks: Marks) -> Label:
     """OCR reads the dot that ends a line as a letter: "O Hispanic" beside a marker is "Hispanic"."""
-    text = label.text
+    text = label.text.lstrip("■□▪▫●◆◇•")
+    if text != label.text:
+        label = Label(label.box, text.strip(), label.size, label.colour, label.bold)
+        text = label.text
     if len(text) < 3 or text[0] not in "Oo0○●◯" or not (text[1] == " " or text[1].isupper()):
         return label
     head = (label.box[0], label.box[1], label.box[0] + (label.box[2] - label.box[0]) / len(text) * 1.5, label.box[3])
@@ -209,11 +262,15 @@ def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float)
     """The most common colour darker than paper inside a text box: the colour the label is printed in."""
     x0, y0, x1, y1 = (int(round((v - o) * zoom)) for v, o in zip(box, origin * 2))
     patch = image[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(int)
-    ink = patch[(patch < 200).any(axis=1)]
+    if not len(patch):
+        return None
+    keys, counts = np.unique(patch // 16, axis=0, return_counts=True)
+    paper = patch[(patch // 16 == keys[np.argmax(counts)]).all(axis=1)].mean(axis=0)
+    contrast = np.abs(patch - paper).max(axis=1)  # white print on a bar counts as ink too
+    ink = patch[contrast > 60]
     if not len(ink):
         return None
-    strength = 765 - ink.sum(axis=1)  # the glyphs' cores, not their anti-aliased edges
-    core = ink[strength >= np.percentile(strength, 70)]
+    core = ink[contrast[contrast > 60] >= np.percentile(contrast[contrast > 60], 70)]  # not the glyphs' soft edges
     return tuple(int(v) for v in np.median(core, axis=0))
 
 
