@@ -89,9 +89,12 @@ def axis_ticks(values: list[Label]) -> set[int]:
 
 
 def _gridline_ticks(values: list[Label], gridlines: list) -> set[int]:
-    """A number level with a gridline, at its end, labels the gridline."""
-    return {id(v) for v in values for g in gridlines
-            if abs(v.cy - (g[1] + g[3]) / 2) <= 0.4 * v.height and (v.box[2] <= g[0] + 3 or v.box[0] >= g[2] - 3)}
+    """Numbers level with gridlines, at their ends, set in one column (two or more): the gridlines' values."""
+    level = [v for v in values if any(abs(v.cy - (g[1] + g[3]) / 2) <= 0.4 * v.height
+                                      and (v.box[2] <= g[0] + 3 or v.box[0] >= g[2] - 3) for g in gridlines)]
+    return {id(v) for v in level
+            if any(u is not v and (abs(u.box[2] - v.box[2]) <= 3 or abs(u.cx - v.cx) <= 3) and abs(u.cy - v.cy) > 2
+                   for u in level)}
 
 
 def _evenly_stepped(group: list[Label], position) -> bool:
@@ -562,7 +565,12 @@ def _name_categories(groups: list[_Group], words: list[Label], horizontal: bool)
             best = min(blocks, key=lambda b: (_overlap(band, (b.box[0], b.box[2])) <= 0, b.box[1]))
         group.category = best.text
         used |= {id(w) for w in members if _inside(w.box, best.box)}
-    _disambiguate(groups, text_blocks([w for w in lines if id(w) not in used]), horizontal)
+    if horizontal:  # headings start left of the bars and may run on over them ("Among Rep/Lean Rep…")
+        spare = [w for w in words if w.box[0] < edge - 2 and id(w) not in used
+                 and not any(_overlap((w.box[1], w.box[3]), (g.box[1], g.box[3])) > 0 for g in groups)]
+    else:
+        spare = [w for w in lines if id(w) not in used]
+    _disambiguate(groups, text_blocks(spare), horizontal)
 
 
 def _disambiguate(groups: list[_Group], headings: list[Label], horizontal: bool) -> None:
@@ -724,7 +732,7 @@ def _curve_names(curves: list[Curve], words: list[Label], names: dict) -> dict:
 
 def _repeated_axes(words: list[Label]) -> bool:
     """Panels side by side: one row of ticks that says the same thing twice."""
-    return any(len({w.text for w in row}) < len(row) for row in _tick_rows(words))
+    return any(2 <= len({w.text for w in row}) < len(row) for row in _tick_rows(words))  # not "RECESSION" twice
 
 
 def _name_like(text: str) -> bool:
