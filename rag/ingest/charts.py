@@ -24,7 +24,7 @@ from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
 _MARGIN = (200.0, 40.0, 60.0, 30.0)  # left, top, right, bottom: row labels, legend and ticks around the drawing
 _ZOOM = 3.0  # pixels per point when a chart is read from its pixels
 _MAX_PIXELS = 1800
-_ROW_CHARS = 40  # a chart row's fragment names its chart by this much of the title
+_ROW_CHARS = 80  # a chart row's fragment names its chart by this much of the title
 
 ReadImage = Callable[[BBox], list[Line]]
 
