@@ -36,6 +36,7 @@ class Reading:
     pairs: list[Pair] = field(default_factory=list)
     unpaired: list[Label] = field(default_factory=list)
     legend: list[str] = field(default_factory=list)  # series names in the legend's order
+    across: str = "y"  # the axis categories follow: "y" rows of horizontal bars, "x" columns and lines
 
 
 def is_value(text: str) -> bool:
@@ -179,6 +180,7 @@ def _pair_bars(values: list[Label], words: list[Label], marks: Marks, names: dic
     if not bars:
         return values
     horizontal = _horizontal(bars)
+    reading.across = "y" if horizontal else "x"
     groups = _groups(bars, horizontal)
     _name_categories(groups, words, horizontal)
     names = _bar_names(bars, {**names, **_direct_names(groups, words, names, horizontal)},
@@ -626,6 +628,8 @@ def _pair_curves(values: list[Label], words: list[Label], marks: Marks, names: d
         reading.unpaired += values
         return []
     lines = any(not c.marker for c in curves)
+    if not marks.bars:
+        reading.across = "x"
     chosen: dict[int, tuple[Curve, Point]] = {}
     doubtful: dict[int, list[tuple[Curve, Point]]] = {}
     for n, label in enumerate(values):

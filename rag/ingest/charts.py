@@ -152,7 +152,7 @@ def read_chart(page: pymupdf.Page, box: BBox, kind: str, page_labels: list[Label
     kind = kinds.most_common(1)[0][0] if kinds else "unknown"
     return ChartReading(
         kind=kind,
-        rows=_unique_rows([(p.category, p.series, p.label.text) for p in _reading_order(reading.pairs, kind)],
+        rows=_unique_rows([(p.category, p.series, p.label.text) for p in _reading_order(reading.pairs, reading.across)],
                           reading.unpaired),
         unpaired=[lb.text for lb in reading.unpaired],
         source=source,
@@ -160,17 +160,12 @@ def read_chart(page: pymupdf.Page, box: BBox, kind: str, page_labels: list[Label
     )
 
 
-def _reading_order(pairs: list, kind: str) -> list:
-    """Categories top to bottom (left to right along a line chart's axis or under columns), series as
-    the eye meets them."""
-    first: dict[str, tuple[float, float]] = {}
-    for p in pairs:
-        first[p.category] = min(first.get(p.category, (p.label.cy, p.label.cx)), (p.label.cy, p.label.cx))
-    rows = sorted(first.values())
-    flat = len(rows) > 1 and max(y for y, _ in rows) - min(y for y, _ in rows) < 2 * pairs[0].label.height
-    if flat or kind in ("line", "dot"):
-        across = {c: min(p.label.cx for p in pairs if p.category == c) for c in first}
-        return sorted(pairs, key=lambda p: (across[p.category], p.label.cy))
+def _reading_order(pairs: list, across: str) -> list:
+    """Categories in the order their bars, columns or points come; series as the eye meets them."""
+    if across == "x":
+        first = {p.category: p.label.cx for p in sorted(pairs, key=lambda p: -p.label.cx)}
+        return sorted(pairs, key=lambda p: (first[p.category], p.label.cy))
+    first = {p.category: p.label.cy for p in sorted(pairs, key=lambda p: -p.label.cy)}
     return sorted(pairs, key=lambda p: (first[p.category], p.label.cx))
 
 
