@@ -51,14 +51,22 @@ def score(truth: list[tuple], found: list[tuple], fuzzy: bool = False) -> Score:
     result = Score()
 
     def match(t, f) -> bool:
-        return (value_key(t[2]) == value_key(f[2]) and same_text(t[1], f[1], fuzzy)
-                and t[0] is not None and same_text(t[0], f[0], fuzzy))
+        return (
+            value_key(t[2]) == value_key(f[2])
+            and same_text(t[1], f[1], fuzzy)
+            and t[0] is not None
+            and same_text(t[0], f[0], fuzzy)
+        )
 
     for t in truth:
         if t[0] is None:
             result.unreadable += 1
-            result.unreadable_paired += any(value_key(t[2]) == value_key(f[2]) and same_text(t[1], f[1], fuzzy)
-                                            and not any(match(u, f) for u in truth) for f in found)
+            result.unreadable_paired += any(
+                value_key(t[2]) == value_key(f[2])
+                and same_text(t[1], f[1], fuzzy)
+                and not any(match(u, f) for u in truth)
+                for f in found
+            )
         else:
             result.labels += 1
             result.right += any(match(t, f) for f in found)

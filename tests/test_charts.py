@@ -30,7 +30,8 @@ def slide_pdf(checked) -> bytes:
     doc = pymupdf.open()
     width, height = clip[2] - clip[0], clip[3] - clip[1]
     doc.new_page(width=width + 72, height=height + 72).insert_image(
-        pymupdf.Rect(36, 36, 36 + width, 36 + height), stream=pix.tobytes("png"))
+        pymupdf.Rect(36, 36, 36 + width, 36 + height), stream=pix.tobytes("png")
+    )
     return doc.tobytes()
 
 
@@ -44,7 +45,12 @@ def readings() -> list[tuple]:
         if checked.slide:
             key, data, page, n = (checked.name, 1), slide_pdf(checked), 1, 0
         else:
-            key, data, page, n = (checked.pdf, checked.page), (PDFS / checked.pdf).read_bytes(), checked.page, checked.n
+            key, data, page, n = (
+                (checked.pdf, checked.page),
+                (PDFS / checked.pdf).read_bytes(),
+                checked.page,
+                checked.n,
+            )
         if key not in read:
             read[key] = pdf_charts(data, checked.pdf, settings, [page])
         table = next((t for t in read[key] if t.chart.figure_id.endswith(f":image_caption:{page}:{n}")), None)
@@ -75,10 +81,17 @@ def test_data_labels_are_paired_right(readings):
         by_kind.setdefault(kind, Score()).add(result)
         state = "no table" if table is None else "ambiguous" if table.chart.ambiguous else "read"
         lines.append(f"{checked.name:30s} {checked.kind:12s} {state:9s} {result.right:3d}/{result.labels:3d}")
-    report = {"charts": len(readings), "labels": total.labels, "right": total.right,
-              "accuracy": round(total.accuracy, 3), "wrong": len(total.wrong),
-              "by_kind": {k: {"labels": s.labels, "right": s.right, "accuracy": round(s.accuracy, 3),
-                              "wrong": len(s.wrong)} for k, s in by_kind.items()}}
+    report = {
+        "charts": len(readings),
+        "labels": total.labels,
+        "right": total.right,
+        "accuracy": round(total.accuracy, 3),
+        "wrong": len(total.wrong),
+        "by_kind": {
+            k: {"labels": s.labels, "right": s.right, "accuracy": round(s.accuracy, 3), "wrong": len(s.wrong)}
+            for k, s in by_kind.items()
+        },
+    }
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "chart_pairing.json").write_text(json.dumps(report, indent=2))
     print("\n".join(lines), json.dumps(report, indent=2), sep="\n")
@@ -92,7 +105,9 @@ def test_no_wrong_pairing_on_charts_marked_ambiguous(readings):
 
 
 def test_a_label_whose_category_the_chart_does_not_print_stays_unpaired(readings):
-    unreadable = [(checked, table) for checked, table in readings if any(t[0] is None for t in checked.triples())]
+    unreadable = [
+        (checked, table) for checked, table in readings if any(t[0] is None for t in checked.triples())
+    ]
     assert unreadable
     for checked, table in unreadable:
         result = scored(checked, table)
@@ -115,17 +130,26 @@ def test_a_chart_is_a_table_linked_to_its_figure(economy_pages):
     assert bars.to_dataframe().set_index("category").loc["Foreign born"].tolist() == ["31", "14", "+18"]
     figure = figures[bars.chart.figure_id]
     assert figure.extra["chart_table_id"] == bars.table_id and figure.extra["chart_ambiguous"] == 0
-    assert "In the chart: General population — 2015: 43, 2008: 41, Change '08-'15: +2; All Latinos" in figure.text
+    assert (
+        "In the chart: General population — 2015: 43, 2008: 41, Change '08-'15: +2; All Latinos"
+        in figure.text
+    )
 
 
 def test_chart_rows_are_table_fragments(economy_pages):
     rows = [f for f in economy_pages.fragments if f.modality == "table" and "figure_id" in f.extra]
     texts = {f.text for f in rows}
-    assert ("Chart: Ratings of personal finances improve among most Latino groups | Foreign born | 2015: 31 | "
-            "2008: 14 | Change '08-'15: +18") in texts
-    assert any(t.startswith("Chart: In 2015, half of Hispanic adults said their family income") and t.endswith(
-        " … | 2014 · White | Falling behind: 59 | Staying about even with: 33 | Going up faster than: 7")
-        for t in texts)
+    assert (
+        "Chart: Ratings of personal finances improve among most Latino groups | Foreign born | 2015: 31 | "
+        "2008: 14 | Change '08-'15: +18"
+    ) in texts
+    assert any(
+        t.startswith("Chart: In 2015, half of Hispanic adults said their family income")
+        and t.endswith(
+            " … | 2014 · White | Falling behind: 59 | Staying about even with: 33 | Going up faster than: 7"
+        )
+        for t in texts
+    )
     assert len({f.id for f in economy_pages.fragments}) == len(economy_pages.fragments)
 
 

@@ -65,19 +65,24 @@ class Marks:
     bars: list[Bar] = field(default_factory=list)
     curves: list[Curve] = field(default_factory=list)
     swatches: list[Bar] = field(default_factory=list)  # small squares and dots: legend keys or markers
-    rules: list[BBox] = field(default_factory=list)  # straight vertical lines: axes, a diverging chart's centre
+    rules: list[BBox] = field(
+        default_factory=list
+    )  # straight vertical lines: axes, a diverging chart's centre
     wedges: int = 0  # filled shapes with curved edges: a pie's slices
     gridlines: list[BBox] = field(default_factory=list)  # long thin horizontal lines: gridlines and axes
 
 
-# -- text -------------------------------------------------------------------------------------------------------
+# -- text ---------------------------------------------------------------------------------------------------
 
 
 def span_labels(page: pymupdf.Page, drawings: list[dict]) -> list[Label]:
     """The page's visible text as lines, from the text trace (spans in drawing order); text painted
     over by a later white box — an old copy of a label left under the new one — is left out."""
-    covers = [(d["seqno"], tuple(d["rect"])) for d in drawings
-              if d.get("fill") and _white(_rgb(d["fill"])) and (d.get("fill_opacity") or 1) >= 1]
+    covers = [
+        (d["seqno"], tuple(d["rect"]))
+        for d in drawings
+        if d.get("fill") and _white(_rgb(d["fill"])) and (d.get("fill_opacity") or 1) >= 1
+    ]
     lines: list[tuple[Label, list[str]]] = []
     last_seq, last_span = -10, None
     for span in page.get_texttrace():
@@ -122,18 +127,22 @@ def _pieces(span: dict) -> list[tuple[str, BBox]]:
             last_x1 = cbox[2]
     if box is not None:
         pieces.append((text, box))
-    return [(t, b) for t, b in pieces if b is not None] or [("".join(chr(c[0]) for c in span["chars"]),
-                                                           tuple(span["bbox"]))]
+    return [(t, b) for t, b in pieces if b is not None] or [
+        ("".join(chr(c[0]) for c in span["chars"]), tuple(span["bbox"]))
+    ]
 
 
 def _same_line(line: Label, span: Label, raw: str) -> bool:
     gap = span.box[0] - line.box[2]
-    return abs(span.cy - line.cy) <= 0.3 * span.size and -1 <= gap <= 0.6 * span.size and (
-        abs(span.size - line.size) < 0.6 or not raw.strip())
+    return (
+        abs(span.cy - line.cy) <= 0.3 * span.size
+        and -1 <= gap <= 0.6 * span.size
+        and (abs(span.size - line.size) < 0.6 or not raw.strip())
+    )
 
 
 def split_numbers(label: Label) -> list[Label]:
-    """"57 33 24" as three labels, each with its share of the box (widths by characters)."""
+    """ "57 33 24" as three labels, each with its share of the box (widths by characters)."""
     words = label.text.split()
     if len(words) < 2 or not all(_numeric(w) for w in words):
         return [label]
@@ -143,8 +152,15 @@ def split_numbers(label: Label) -> list[Label]:
     for word in words:
         start = label.text.index(word, pos)
         pos = start + len(word)
-        out.append(Label((x0 + start * per_char, y0, x0 + pos * per_char, y1), word, label.size, label.colour,
-                         label.bold))
+        out.append(
+            Label(
+                (x0 + start * per_char, y0, x0 + pos * per_char, y1),
+                word,
+                label.size,
+                label.colour,
+                label.bold,
+            )
+        )
     return out
 
 
@@ -168,7 +184,7 @@ def _squash(text: str) -> str:
     return re.sub(r"\W", "", text).lower()
 
 
-# -- vector drawings --------------------------------------------------------------------------------------------
+# -- vector drawings ----------------------------------------------------------------------------------------
 
 
 def vector_marks(drawings: list[dict], area: BBox) -> Marks:
@@ -186,8 +202,16 @@ def vector_marks(drawings: list[dict], area: BBox) -> Marks:
     return marks
 
 
-def _classify(marks: Marks, kind: str, points: list[Point], box: BBox, fill: RGB | None, stroke: RGB | None,
-              width: float, dashed: bool = False) -> None:
+def _classify(
+    marks: Marks,
+    kind: str,
+    points: list[Point],
+    box: BBox,
+    fill: RGB | None,
+    stroke: RGB | None,
+    width: float,
+    dashed: bool = False,
+) -> None:
     w, h = box[2] - box[0], box[3] - box[1]
     colour = fill if fill is not None and not _white(fill) else stroke
     if colour is None or _white(colour):
@@ -202,7 +226,9 @@ def _classify(marks: Marks, kind: str, points: list[Point], box: BBox, fill: RGB
         return
     if 2 <= max(w, h) <= _MARKER_MAX and min(w, h) >= 0.6 * max(w, h) and kind != "rect":
         marks.swatches.append(Bar(box, colour))
-        marks.curves.append(Curve([((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)], colour, True, max(w, h) / 2))
+        marks.curves.append(
+            Curve([((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)], colour, True, max(w, h) / 2)
+        )
         return
     straight = w < 0.8 or h < 0.8
     if straight:
@@ -269,7 +295,7 @@ def _thickness(points: list[Point]) -> float:
     return 2 * area / perimeter if perimeter else 0.0
 
 
-# -- pixels (raster charts) -------------------------------------------------------------------------------------
+# -- pixels (raster charts) ---------------------------------------------------------------------------------
 
 _BACKGROUND = 235  # lighter than this in every channel is paper
 _MIN_SHARE = 0.0015  # a colour covering less of the picture than this is anti-aliasing
@@ -291,9 +317,9 @@ def pixel_marks(image: np.ndarray, origin: Point, zoom: float, text_boxes: list[
         if _is_swatch(box) and ndimage.binary_fill_holes(blob).mean() >= 0.85:
             marks.swatches.append(Bar(box, colour))
     for box in text_boxes:
-        x0, y0, x1, y1 = (int(round((v - o) * zoom)) for v, o in zip(box, origin * 2))
-        image[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 255
-    whole = image.shape[0] * image.shape[1] / zoom ** 2
+        x0, y0, x1, y1 = (round((v - o) * zoom) for v, o in zip(box, origin * 2))
+        image[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)] = 255
+    whole = image.shape[0] * image.shape[1] / zoom**2
     for colour, blob, box, sl in _blobs(image, palette, origin, zoom):
         if not _is_swatch(box) and (box[2] - box[0]) * (box[3] - box[1]) < 0.4 * whole:  # not the backdrop
             _classify_blob(marks, box, colour, ndimage.binary_fill_holes(blob).mean(), blob, sl, zoom, origin)
@@ -311,8 +337,12 @@ def _blobs(image: np.ndarray, palette: list[RGB], origin: Point, zoom: float):
             if sl is None:
                 continue
             ys, xs = sl
-            box = (origin[0] + xs.start / zoom, origin[1] + ys.start / zoom,
-                   origin[0] + xs.stop / zoom, origin[1] + ys.stop / zoom)
+            box = (
+                origin[0] + xs.start / zoom,
+                origin[1] + ys.start / zoom,
+                origin[0] + xs.stop / zoom,
+                origin[1] + ys.stop / zoom,
+            )
             yield colour, labelled[sl] == n, box, sl
 
 
@@ -321,8 +351,9 @@ def _is_swatch(box: BBox) -> bool:
     return 2 <= max(w, h) <= _SQUARE_MAX and min(w, h) >= 0.6 * max(w, h)
 
 
-def _classify_blob(marks: Marks, box: BBox, colour: RGB, fill: float, blob: np.ndarray, sl, zoom: float,
-                   origin: Point) -> None:
+def _classify_blob(
+    marks: Marks, box: BBox, colour: RGB, fill: float, blob: np.ndarray, sl, zoom: float, origin: Point
+) -> None:
     w, h = box[2] - box[0], box[3] - box[1]
     if _neutral(colour) and h < 1.5 and w > 20:
         marks.gridlines.append(box)
@@ -336,8 +367,10 @@ def _classify_blob(marks: Marks, box: BBox, colour: RGB, fill: float, blob: np.n
         return
     ys, xs = np.nonzero(blob)
     step = max(1, len(xs) // 400)
-    points = [(origin[0] + (sl[1].start + x + 0.5) / zoom, origin[1] + (sl[0].start + y + 0.5) / zoom)
-              for x, y in zip(xs[::step], ys[::step])]
+    points = [
+        (origin[0] + (sl[1].start + x + 0.5) / zoom, origin[1] + (sl[0].start + y + 0.5) / zoom)
+        for x, y in zip(xs[::step], ys[::step])
+    ]
     marks.curves.append(Curve(points, colour))
 
 
@@ -362,7 +395,7 @@ def _palette(image: np.ndarray) -> list[RGB]:
     return colours
 
 
-# -- colours and boxes ------------------------------------------------------------------------------------------
+# -- colours and boxes --------------------------------------------------------------------------------------
 
 
 def _rgb(colour) -> RGB | None:
@@ -373,7 +406,7 @@ def _rgb(colour) -> RGB | None:
     if len(colour) == 4:  # CMYK
         c, m, y, k = colour
         colour = ((1 - c) * (1 - k), (1 - m) * (1 - k), (1 - y) * (1 - k))
-    return tuple(int(round(v * 255)) for v in colour[:3])
+    return tuple(round(v * 255) for v in colour[:3])
 
 
 def _white(colour: RGB) -> bool:
@@ -406,7 +439,12 @@ def _union(a: BBox, b: BBox) -> BBox:
 
 
 def _inside(box: BBox, area: BBox, pad: float = 0.5) -> bool:
-    return area[0] - pad <= box[0] and area[1] - pad <= box[1] and box[2] <= area[2] + pad and box[3] <= area[3] + pad
+    return (
+        area[0] - pad <= box[0]
+        and area[1] - pad <= box[1]
+        and box[2] <= area[2] + pad
+        and box[3] <= area[3] + pad
+    )
 
 
 def _in_any(box: BBox, areas: list[BBox]) -> bool:

@@ -21,7 +21,12 @@ from rag.ingest.chart_pairing import pair_chart
 from rag.ingest.figures import FIGURE_TEXT_CHARS, Line, detect_figures, figure_text
 from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
 
-_MARGIN = (200.0, 40.0, 60.0, 30.0)  # left, top, right, bottom: row labels, legend and ticks around the drawing
+_MARGIN = (
+    200.0,
+    40.0,
+    60.0,
+    30.0,
+)  # left, top, right, bottom: row labels, legend and ticks around the drawing
 _ZOOM = 3.0  # pixels per point when a chart is read from its pixels
 _MAX_PIXELS = 1800
 _ROW_CHARS = 80  # a chart row's fragment names its chart by this much of the title
@@ -63,9 +68,17 @@ def add_page_charts(
     for figure in figures:
         others = [b for b in boxes if b is not figure.bbox]
         try:
-            reading = read_chart(page, figure.bbox, str(figure.extra.get("kind")), page_labels, body, drawings,
-                                 others, read_image)
-        except Exception:  # an unreadable chart keeps its caption and label text; the page goes in
+            reading = read_chart(
+                page,
+                figure.bbox,
+                str(figure.extra.get("kind")),
+                page_labels,
+                body,
+                drawings,
+                others,
+                read_image,
+            )
+        except Exception:  # noqa: BLE001 - an unreadable chart keeps its caption and label text; the page goes in
             reading = None
         if reading is None or not reading.rows:
             continue
@@ -76,8 +89,9 @@ def add_page_charts(
     return rows, tables
 
 
-def pdf_charts(data: bytes, file: str, settings, pages: list[int] | None = None,
-               password: str | None = None) -> list[Table]:
+def pdf_charts(
+    data: bytes, file: str, settings, pages: list[int] | None = None, password: str | None = None
+) -> list[Table]:
     """The chart tables ingestion would make of a PDF (or of some of its pages), same ids."""
     from rag.ingest import _parse_pages, doc_id_for, open_pdf, parse_pdf
 
@@ -92,21 +106,31 @@ def pdf_charts(data: bytes, file: str, settings, pages: list[int] | None = None,
 
 
 def long_rows(table: Table) -> list[tuple[str, str, str]]:
-    """A chart table back as (category, series, value) triples; a chart of one unnamed series has series ""."""
+    """A chart table back as (category, series, value) triples; one unnamed series is series ""."""
     single = table.header[1:] == ["value"]
-    return [(row[0], "" if single else name, value)
-            for row in table.rows for name, value in zip(table.header[1:], row[1:]) if value]
+    return [
+        (row[0], "" if single else name, value)
+        for row in table.rows
+        for name, value in zip(table.header[1:], row[1:])
+        if value
+    ]
 
 
 def chart_json(table: Table) -> dict:
     chart = table.chart
-    return {"page": table.page, "figure_id": chart.figure_id, "title": chart.title, "kind": chart.kind,
-            "ambiguous": chart.ambiguous,
-            "rows": [{"category": c, "series": s, "value": v} for c, s, v in long_rows(table)]}
+    return {
+        "page": table.page,
+        "figure_id": chart.figure_id,
+        "title": chart.title,
+        "kind": chart.kind,
+        "ambiguous": chart.ambiguous,
+        "rows": [{"category": c, "series": s, "value": v} for c, s, v in long_rows(table)],
+    }
 
 
-def drop_charted_tables(page: pymupdf.Page, fragments: list[Fragment],
-                        tables: list[Table]) -> tuple[list[Fragment], list[Table]]:
+def drop_charted_tables(
+    page: pymupdf.Page, fragments: list[Fragment], tables: list[Table]
+) -> tuple[list[Fragment], list[Table]]:
     """Tables that are really vector charts — coloured bars or lines whose labels pair without doubt —
     are dropped with their rows: the chart reader gives them back as charts."""
     if not tables:
@@ -124,19 +148,31 @@ def drop_charted_tables(page: pymupdf.Page, fragments: list[Fragment],
         for region in found:
             try:
                 reading = read_chart(page, region.box, "vector", labels, body, drawings, [], None)
-            except Exception:
+            except Exception:  # noqa: BLE001 - kept as the table PyMuPDF found
                 reading = None
             if reading is not None and not reading.ambiguous and len(reading.rows) >= 3:
                 charted.add(table.table_id)
-    return ([f for f in fragments if f.extra.get("table_id") not in charted],
-            [t for t in tables if t.table_id not in charted])
+    return (
+        [f for f in fragments if f.extra.get("table_id") not in charted],
+        [t for t in tables if t.table_id not in charted],
+    )
 
 
-def read_chart(page: pymupdf.Page, box: BBox, kind: str, page_labels: list[Label], body: float,
-               drawings: list[dict], others: list[BBox], read_image: ReadImage | None) -> ChartReading | None:
+def read_chart(
+    page: pymupdf.Page,
+    box: BBox,
+    kind: str,
+    page_labels: list[Label],
+    body: float,
+    drawings: list[dict],
+    others: list[BBox],
+    read_image: ReadImage | None,
+) -> ChartReading | None:
     """The (category, series, value) triples of the chart drawn in `box`, or None if it holds no numbers."""
     panel = _panel(page, box, others)
-    labels = [lb for lb in page_labels if _within(lb, panel) and (_centre_in(lb, box) or lb.size < body - 0.5)]
+    labels = [
+        lb for lb in page_labels if _within(lb, panel) and (_centre_in(lb, box) or lb.size < body - 0.5)
+    ]
     source = "vector"
     if kind == "raster" or not any(_centre_in(lb, box) for lb in labels):
         if read_image is None:
@@ -152,8 +188,10 @@ def read_chart(page: pymupdf.Page, box: BBox, kind: str, page_labels: list[Label
     kind = kinds.most_common(1)[0][0] if kinds else "unknown"
     return ChartReading(
         kind=kind,
-        rows=_unique_rows([(p.category, p.series, p.label.text) for p in _reading_order(reading.pairs, reading.across)],
-                          reading.unpaired),
+        rows=_unique_rows(
+            [(p.category, p.series, p.label.text) for p in _reading_order(reading.pairs, reading.across)],
+            reading.unpaired,
+        ),
         unpaired=[lb.text for lb in reading.unpaired],
         source=source,
         legend=reading.legend,
@@ -184,18 +222,22 @@ def _unique_rows(rows: list[tuple[str, str, str]], unpaired: list[Label]) -> lis
     return kept
 
 
-def _read_pixels(page: pymupdf.Page, box: BBox, panel: BBox, drawings: list[dict], read_image: ReadImage,
-                 raster: bool) -> tuple[list[Label], Marks]:
+def _read_pixels(
+    page: pymupdf.Page, box: BBox, panel: BBox, drawings: list[dict], read_image: ReadImage, raster: bool
+) -> tuple[list[Label], Marks]:
     """Labels from OCR (their colour from the pixels under them); marks from the pixels of a raster
     chart, or from the drawings of a vector chart whose text is drawn as outlines."""
     area = box  # outlined text is part of the drawing, so the figure's box holds it
     zoom = min(_ZOOM, _MAX_PIXELS / max(area[2] - area[0], area[3] - area[1]))
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(area), alpha=False,
-                          colorspace=pymupdf.csRGB)
+    pix = page.get_pixmap(
+        matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(area), alpha=False, colorspace=pymupdf.csRGB
+    )
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     origin = (area[0], area[1])
-    lines = [Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
-             for line in read_image(area)]
+    lines = [
+        Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
+        for line in read_image(area)
+    ]
     boxes = [lb.box for lb in lines]
     if raster:
         marks = pixel_marks(image, origin, zoom, boxes)
@@ -215,9 +257,13 @@ def _split_at_swatches(label: Label, swatches: list) -> list[Label]:
     x0, y0, x1, y1 = label.box
     text = label.text
     per_char = (x1 - x0) / max(len(text), 1)
-    cuts = sorted((s.box[0] + s.box[2]) / 2 for s in swatches
-                  if x0 + 3 * per_char < (s.box[0] + s.box[2]) / 2 < x1 - 3 * per_char
-                  and s.box[1] < y1 and s.box[3] > y0)
+    cuts = sorted(
+        (s.box[0] + s.box[2]) / 2
+        for s in swatches
+        if x0 + 3 * per_char < (s.box[0] + s.box[2]) / 2 < x1 - 3 * per_char
+        and s.box[1] < y1
+        and s.box[3] > y0
+    )
     spaces = [i for i, ch in enumerate(text) if ch == " "]
     ends = sorted({min(spaces, key=lambda i: abs(i - (cut - x0) / per_char)) for cut in cuts if spaces})
     if not ends:
@@ -226,7 +272,9 @@ def _split_at_swatches(label: Label, swatches: list) -> list[Label]:
     for end in ends + [len(text)]:
         piece = text[start:end].strip()
         if piece:
-            out.append(Label((x0 + start * per_char, y0, x0 + end * per_char, y1), piece, label.size, label.colour))
+            out.append(
+                Label((x0 + start * per_char, y0, x0 + end * per_char, y1), piece, label.size, label.colour)
+            )
         start = end
     return out
 
@@ -239,8 +287,15 @@ def _without_marker(label: Label, marks: Marks) -> Label:
         text = label.text
     if len(text) < 3 or text[0] not in "Oo0○●◯" or not (text[1] == " " or text[1].isupper()):
         return label
-    head = (label.box[0], label.box[1], label.box[0] + (label.box[2] - label.box[0]) / len(text) * 1.5, label.box[3])
-    dots = [s.box for s in marks.swatches] + [_points_box(c.points) for c in marks.curves if len(c.points) < 40]
+    head = (
+        label.box[0],
+        label.box[1],
+        label.box[0] + (label.box[2] - label.box[0]) / len(text) * 1.5,
+        label.box[3],
+    )
+    dots = [s.box for s in marks.swatches] + [
+        _points_box(c.points) for c in marks.curves if len(c.points) < 40
+    ]
     if not any(_overlaps(head, d) for d in dots):
         return label
     return Label(label.box, text[1:].strip(), label.size, label.colour, label.bold)
@@ -255,8 +310,8 @@ def _inside_figure(marks: Marks, box: BBox) -> Marks:
 
 def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float):
     """The most common colour darker than paper inside a text box: the colour the label is printed in."""
-    x0, y0, x1, y1 = (int(round((v - o) * zoom)) for v, o in zip(box, origin * 2))
-    patch = image[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].reshape(-1, 3).astype(int)
+    x0, y0, x1, y1 = (round((v - o) * zoom) for v, o in zip(box, origin * 2))
+    patch = image[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)].reshape(-1, 3).astype(int)
     if not len(patch):
         return None
     keys, counts = np.unique(patch // 16, axis=0, return_counts=True)
@@ -265,7 +320,9 @@ def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float)
     ink = patch[contrast > 60]
     if not len(ink):
         return None
-    core = ink[contrast[contrast > 60] >= np.percentile(contrast[contrast > 60], 70)]  # not the glyphs' soft edges
+    core = ink[
+        contrast[contrast > 60] >= np.percentile(contrast[contrast > 60], 70)
+    ]  # not the glyphs' soft edges
     return tuple(int(v) for v in np.median(core, axis=0))
 
 
@@ -301,8 +358,13 @@ def _table(figure: Fragment, reading: ChartReading, n: int) -> Table:
         bbox=figure.bbox,
         header=["category", *[s or "value" for s in series]],
         rows=[[c, *[cells.get((c, s), "") for s in series]] for c in categories],
-        chart=ChartInfo(figure_id=figure.id, title=title, kind=reading.kind, ambiguous=reading.ambiguous,
-                        source=reading.source),
+        chart=ChartInfo(
+            figure_id=figure.id,
+            title=title,
+            kind=reading.kind,
+            ambiguous=reading.ambiguous,
+            source=reading.source,
+        ),
     )
 
 
@@ -310,22 +372,44 @@ def _row_fragments(figure: Fragment, table: Table, start: int) -> list[Fragment]
     title = _short(table.chart.title, _ROW_CHARS) or f"figure on p. {figure.page}"
     out = []
     for i, row in enumerate(table.rows):
-        cells = [f"{name}: {value}" if name != "value" else value
-                 for name, value in zip(table.header[1:], row[1:]) if value]
-        out.append(Fragment(
-            id=fragment_id(figure.doc_id, "table", figure.page, start + i),
-            doc_id=figure.doc_id, file=figure.file, page=figure.page, modality="table", bbox=figure.bbox,
-            text=" | ".join([f"Chart: {title}", row[0], *cells]),
-            extra={"table_id": table.table_id, "row": i, "ncols": len(table.header), "figure_id": figure.id},
-        ))
+        cells = [
+            f"{name}: {value}" if name != "value" else value
+            for name, value in zip(table.header[1:], row[1:])
+            if value
+        ]
+        out.append(
+            Fragment(
+                id=fragment_id(figure.doc_id, "table", figure.page, start + i),
+                doc_id=figure.doc_id,
+                file=figure.file,
+                page=figure.page,
+                modality="table",
+                bbox=figure.bbox,
+                text=" | ".join([f"Chart: {title}", row[0], *cells]),
+                extra={
+                    "table_id": table.table_id,
+                    "row": i,
+                    "ncols": len(table.header),
+                    "figure_id": figure.id,
+                },
+            )
+        )
     return out
 
 
-def _describe(figure: Fragment, table: Table, reading: ChartReading, with_chart_text: bool, max_chars: int) -> None:
-    """The figure fragment names its chart table; a chart read without doubt shows its values as its chart text."""
+def _describe(
+    figure: Fragment, table: Table, reading: ChartReading, with_chart_text: bool, max_chars: int
+) -> None:
+    """The figure fragment names its chart table; a chart read without doubt has its values as chart text."""
     values = compact(table)
-    figure.extra.update({"chart_table_id": table.table_id, "chart_kind": reading.kind,
-                         "chart_ambiguous": int(reading.ambiguous), "chart_values": values})
+    figure.extra.update(
+        {
+            "chart_table_id": table.table_id,
+            "chart_kind": reading.kind,
+            "chart_ambiguous": int(reading.ambiguous),
+            "chart_values": values,
+        }
+    )
     if reading.ambiguous:
         return  # the label text stays: a pairing in doubt is not shown as one
     figure.extra["chart_text"] = values
@@ -334,7 +418,7 @@ def _describe(figure: Fragment, table: Table, reading: ChartReading, with_chart_
 
 
 def compact(table: Table, limit: int = FIGURE_TEXT_CHARS) -> str:
-    """"Eating out — 2005: 14%, 2010: 21%; Groceries — …": each category with its series' values."""
+    """ "Eating out — 2005: 14%, 2010: 21%; Groceries — …": each category with its series' values."""
     parts = []
     for row in table.rows:
         cells = [(name, value) for name, value in zip(table.header[1:], row[1:]) if value]
@@ -376,8 +460,10 @@ def _centre_in_box(inner: BBox, box: BBox) -> bool:
 
 
 def _in_any(box: BBox, areas: list[BBox], pad: float = 1.0) -> bool:
-    return any(a[0] - pad <= box[0] and a[1] - pad <= box[1] and box[2] <= a[2] + pad and box[3] <= a[3] + pad
-               for a in areas)
+    return any(
+        a[0] - pad <= box[0] and a[1] - pad <= box[1] and box[2] <= a[2] + pad and box[3] <= a[3] + pad
+        for a in areas
+    )
 
 
 def _points_box(points) -> BBox:
@@ -386,4 +472,8 @@ def _points_box(points) -> BBox:
 
 
 def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit) if " " in text[:limit] else limit].rstrip(" ,;:") + " …"
+    return (
+        text
+        if len(text) <= limit
+        else text[: text.rfind(" ", 0, limit) if " " in text[:limit] else limit].rstrip(" ,;:") + " …"
+    )
