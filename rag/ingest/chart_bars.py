@@ -53,6 +53,7 @@ def pair_bars(
     names = _bar_names(
         bars, {**names, **_direct_names(groups, words, names, horizontal)}, _colour_order(groups, horizontal)
     )
+    reading.legend = list(dict.fromkeys([*reading.legend, *names.values()]))  # series before totals
     scale = _scale(values, bars, horizontal)
     owner: dict[int, Label] = {}  # bar → its own label
     ends: list[tuple[Label, Bar]] = []
