@@ -130,8 +130,9 @@ def _curve_names(curves: list[Curve], words: list[Label], names: dict) -> dict:
         ]
         if legend is not None:
             named[colour] = legend
-        elif tinted:
-            named[colour] = tinted[0].text
+        elif tinted:  # the one nearest its line, if the colour also prints a title or a note
+            own = [c for c in curves if same_colour(c.colour, colour)]
+            named[colour] = min(tinted, key=lambda w: vertical_distance(w, own)).text
     unnamed = [c for c in colours if c not in named]
     if len(unnamed) == 1 and len(colours) == 1:
         named[unnamed[0]] = ""

@@ -308,7 +308,8 @@ def _row_fragments(figure: Fragment, table: Table, start: int) -> list[Fragment]
 def _describe(
     figure: Fragment, table: Table, reading: ChartReading, with_chart_text: bool, max_chars: int
 ) -> None:
-    """The figure fragment names its chart table; a chart read without doubt has its values as chart text."""
+    """The figure fragment names its chart table; a chart read without doubt is embedded with its values
+    instead of its label text (`chart_text` keeps the labels)."""
     values = compact(table)
     figure.extra.update(
         {
@@ -318,11 +319,8 @@ def _describe(
             "chart_values": values,
         }
     )
-    if reading.ambiguous:
-        return  # the label text stays: a pairing in doubt is not shown as one
-    figure.extra["chart_text"] = values
-    figure.extra["chart_text_source"] = "chart"
-    figure.text = figure_text(str(figure.extra.get("caption", "")), values, with_chart_text, max_chars)
+    if not reading.ambiguous:  # else the label text stays: a pairing in doubt is not shown as one
+        figure.text = figure_text(str(figure.extra.get("caption", "")), values, with_chart_text, max_chars)
 
 
 def compact(table: Table, limit: int = FIGURE_TEXT_CHARS) -> str:
