@@ -24,7 +24,40 @@ from rag.settings import IngestSettings
 
 # How far around the drawing (left, top, right, bottom) its row labels, legend and ticks may be.
 _MARGIN = (200.0, 40.0, 60.0, 30.0)
+_AXIS_REACH = 80.0  # an axis line this far under the drawing's box still belongs to it
 _ROW_CHARS = 80  # a chart row's fragment names its chart by this much of the title
+_LABEL_CHARS = 80  # a text block longer than this beside a chart is a paragraph, not a label
+
+
+@dataclass
+class PageInk:
+    """What every chart on a page is read from: its drawings and its visible text lines, and where its
+    paragraphs are (text beside a chart that is body text, not a label)."""
+
+    drawings: list[dict]
+    labels: list[Label]
+    body_size: float
+    paragraphs: list[BBox]
+
+    @classmethod
+    def of(cls, page: pymupdf.Page) -> PageInk:
+        drawings = page.get_drawings()
+        labels = span_labels(page, drawings)
+        paragraphs = [tuple(b[:4]) for b in page.get_text("blocks") if len(" ".join(b[4].split())) > _LABEL_CHARS]
+        return cls(drawings, labels, _body_size(labels), paragraphs)
+
+    def labels_near(self, box: BBox, panel: BBox) -> list[Label]:
+        """Text inside the drawing, and labels around it: smaller than body text, or not in a paragraph."""
+        return [
+            lb
+            for lb in self.labels
+            if _within(lb, panel)
+            and (
+                _centre_in(lb, box)
+                or lb.size < self.body_size - 0.5
+                or not any(_within(lb, p) for p in self.paragraphs)
+            )
+        ]
 
 
 @dataclass
@@ -52,25 +85,14 @@ def add_page_charts(
     each figure fragment read as a chart gets the compact values as its chart text."""
     if not figures:
         return [], []
-    drawings = page.get_drawings()
-    page_labels = span_labels(page, drawings)
-    body = _body_size(page_labels)
+    ink = PageInk.of(page)
     boxes = [f.bbox for f in figures]
     rows: list[Fragment] = []
     tables: list[Table] = []
     for figure in figures:
         others = [b for b in boxes if b is not figure.bbox]
         try:
-            reading = read_chart(
-                page,
-                figure.bbox,
-                str(figure.extra.get("kind")),
-                page_labels,
-                body,
-                drawings,
-                others,
-                read_image,
-            )
+            reading = read_chart(page, figure.bbox, str(figure.extra.get("kind")), ink, others, read_image)
         except Exception:  # noqa: BLE001 - an unreadable chart keeps its caption and label text; the page goes in
             reading = None
         if reading is None or not reading.rows:
@@ -132,19 +154,17 @@ def drop_charted_tables(
     are dropped with their rows: the chart reader gives them back as charts."""
     if not tables:
         return fragments, tables
-    drawings = page.get_drawings()
     regions = [r for r in detect_figures(page, []) if r.kind == "vector"]
     candidates = [(t, [r for r in regions if _mostly_in(r.box, t.bbox)]) for t in tables]
     candidates = [(t, rs) for t, rs in candidates if rs]
     if not candidates:
         return fragments, tables
-    labels = span_labels(page, drawings)
-    body = _body_size(labels)
+    ink = PageInk.of(page)
     charted = set()
     for table, found in candidates:
         for region in found:
             try:
-                reading = read_chart(page, region.box, "vector", labels, body, drawings, [], None)
+                reading = read_chart(page, region.box, "vector", ink, [], None)
             except Exception:  # noqa: BLE001 - kept as the table PyMuPDF found
                 reading = None
             if reading is not None and not reading.ambiguous and len(reading.rows) >= 3:
@@ -156,20 +176,12 @@ def drop_charted_tables(
 
 
 def read_chart(
-    page: pymupdf.Page,
-    box: BBox,
-    kind: str,
-    page_labels: list[Label],
-    body: float,
-    drawings: list[dict],
-    others: list[BBox],
-    read_image: ReadImage | None,
+    page: pymupdf.Page, box: BBox, kind: str, ink: PageInk, others: list[BBox], read_image: ReadImage | None
 ) -> ChartReading | None:
     """The (category, series, value) triples of the chart drawn in `box`, or None if it holds no numbers."""
-    panel = _panel(page, box, others)
-    labels = [
-        lb for lb in page_labels if _within(lb, panel) and (_centre_in(lb, box) or lb.size < body - 0.5)
-    ]
+    panel = _panel(page, box, others, ink.drawings)
+    labels = ink.labels_near(box, panel)
+    drawings = ink.drawings
     source = "vector"
     if kind == "raster" or not any(_centre_in(lb, box) for lb in labels):
         outlined = kind != "raster"  # text drawn as outlines: worth OCR only over a chart's marks
@@ -234,12 +246,16 @@ def _unique_rows(rows: list[tuple[str, str, str]], unpaired: list[Label]) -> lis
     return kept
 
 
-def _panel(page: pymupdf.Page, box: BBox, others: list[BBox]) -> BBox:
-    """The drawing's box widened to where its row labels, legend and ticks are, not into another figure."""
+def _panel(page: pymupdf.Page, box: BBox, others: list[BBox], drawings: list[dict]) -> BBox:
+    """The drawing's box widened to where its row labels, legend and ticks are, not into another figure.
+    The box may stop short of the x-axis (figure detection trims a line that sticks out alone): the
+    ticks are under the axis."""
     left, top, right, bottom = _MARGIN
+    axis = max((r.y1 for d in drawings if (r := d["rect"]).height < 0.8 and r.width >= 0.5 * (box[2] - box[0])
+                and r.x0 < box[2] and r.x1 > box[0] and box[3] < r.y1 <= box[3] + _AXIS_REACH), default=box[3])
     page_box = page.rect
     x0, y0 = max(page_box.x0, box[0] - left), max(page_box.y0, box[1] - top)
-    x1, y1 = min(page_box.x1, box[2] + right), min(page_box.y1, box[3] + bottom)
+    x1, y1 = min(page_box.x1, box[2] + right), min(page_box.y1, axis + bottom)
     for o in others:
         beside = o[1] < box[3] and o[3] > box[1]
         over = o[0] < box[2] and o[2] > box[0]
