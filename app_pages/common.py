@@ -23,7 +23,7 @@ from rag.agent.events import (
 )
 from rag.control import queue_text
 from rag.ingest.tables import parse_row
-from rag.records import Hit
+from rag.records import Hit, Table
 from rag.settings import Settings
 from rag.ui_helpers import crop_png, page_png
 from rag.workspace import Workspace
@@ -108,10 +108,38 @@ def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
             caption, inside = f.extra.get("caption", f.text), f.extra.get("chart_text", "")
             if caption:
                 st.markdown(f"*{_escape(str(caption))}*")
-            if inside:
+            table = chart_table(ws, f.doc_id, str(f.extra.get("chart_table_id", "")))
+            if table is not None:
+                chart_values(table)
+            elif inside:
                 st.caption(f"In the chart: {_escape(_shorten(str(inside), 300))}")
         else:
             st.markdown(_escape(_shorten(f.text, 400)))
+
+
+def chart_table(ws: Workspace, doc_id: str, table_id: str) -> Table | None:
+    """The values read off a figure at ingestion, if it was read as a chart."""
+    if not table_id:
+        return None
+    return next((t for t in ws.store.tables(doc_id) if t.table_id == table_id), None)
+
+
+def chart_values(table: Table) -> None:
+    """A chart's recovered values under its picture, so they can be checked against it."""
+    chart = table.chart
+    doubt = " · some labels could not be paired and are left out" if chart.ambiguous else ""
+    st.caption(f"Values read off the chart ({chart.kind}){doubt}")
+    st.table(table.to_dataframe().rename(columns={"category": ""}), hide_index=True)
+
+
+def chart_card(ws: Workspace, doc_id: str, table: Table) -> None:
+    """A chart as the Upload page lists it: its crop, its title, the values read off it."""
+    with st.container(border=True):
+        st.caption(f"p. {table.page} · {table.chart.title}")
+        pdf = ws.store.pdf_path(doc_id)
+        if pdf.exists():
+            st.image(figure_crop(str(pdf), table.page, tuple(table.bbox)), width=320)
+        chart_values(table)
 
 
 def evidence_card(item: dict) -> None:

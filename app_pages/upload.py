@@ -6,7 +6,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from app_pages.common import MODALITY_LABEL, page_image, workspace
+from app_pages.common import MODALITY_LABEL, chart_card, page_image, workspace
 from rag.records import DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
@@ -56,6 +56,18 @@ def show_report(report: IngestReport) -> None:
         st.warning(f"**{report.file}**: {warning}")
 
 
+def charts_read(ws: Workspace, doc_id: str) -> None:
+    """The document's charts with the values read off them, to check against the pictures."""
+    charts = [t for t in ws.store.tables(doc_id) if t.chart is not None]
+    if not charts:
+        return
+    unsure = sum(t.chart.ambiguous for t in charts)
+    label = f"{len(charts)} chart{'s' * (len(charts) != 1)} read as data" + (f" ({unsure} partly)" if unsure else "")
+    with st.expander(label, icon=":material/bar_chart:"):
+        for table in charts:
+            chart_card(ws, doc_id, table)
+
+
 def counts(fragments: dict[str, int]) -> str:
     return " · ".join(f"{n} {MODALITY_LABEL[m]}" for m, n in fragments.items())
 
@@ -68,6 +80,7 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
     added = datetime.fromtimestamp(doc.added_at).strftime("%Y-%m-%d %H:%M") if doc.added_at else ""
     info.markdown(f"**{doc.file}**  \n{doc.pages} pages · {counts(doc.fragments)}  \n:gray[added {added}]")
     action.button("Delete", key=f"delete_{doc.doc_id}", icon=":material/delete:", on_click=ws.store.delete, args=(doc.doc_id,))
+    charts_read(ws, doc.doc_id)
 
 
 ws = workspace()

@@ -113,6 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieval_switches(p)
     p.set_defaults(func=cmd_eval)
 
+    p = sub.add_parser("charts", help="the values read off a PDF's charts (category, series, value)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--page", type=int, action="append", help="only this page (repeatable)")
+    p.add_argument("--password", help="password of an encrypted PDF (default: $RAG_PDF_PASSWORD)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_charts)
+
     p = sub.add_parser("report", help="compare evaluation results folders side by side")
     p.add_argument("runs", nargs="+", type=Path, help="results folders written by eval")
     p.add_argument("--out", type=Path, default=Path("eval-report"), help="where report.md and report.html go")
@@ -307,6 +314,25 @@ def cmd_eval(args, settings: Settings) -> int:
     from rag.eval.report import summary_table
 
     _emit(args, summary, summary_table([summary], args.scoring) + f"\n\nreport: {out / 'report.md'}")
+    return 0
+
+
+def cmd_charts(args, settings: Settings) -> int:
+    from rag.ingest.charts import chart_json, pdf_charts
+
+    data = _read(args.file)
+    if data is None:
+        raise SystemExit(f"cannot read {args.file}")
+    tables = pdf_charts(data, args.file.name, settings.ingest, args.page,
+                        password=args.password or os.environ.get("RAG_PDF_PASSWORD"))
+    payload = {"charts": [chart_json(t) for t in tables]}
+    lines = []
+    for table, chart in zip(tables, payload["charts"]):
+        doubt = " · ambiguous: some labels left unpaired" if chart["ambiguous"] else ""
+        lines.append(f"p. {chart['page']} · {chart['kind']} · {chart['title'] or '(no title)'} [{chart['figure_id']}]{doubt}")
+        lines.append(table.to_dataframe().to_string(index=False))
+        lines.append("")
+    _emit(args, payload, "\n".join(lines) or "no chart values found")
     return 0
 
 

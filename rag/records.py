@@ -30,14 +30,27 @@ class Fragment(BaseModel):
     extra: dict[str, str | int | float] = Field(default_factory=dict)
 
 
+class ChartInfo(BaseModel):
+    """What makes a Table a chart's values: the figure it was read from and how sure the reading is."""
+
+    figure_id: str
+    title: str = ""
+    kind: str = "bar"  # bar | stacked bar | line | dot | pie
+    ambiguous: bool = False  # some data labels could not be paired: they are not in the rows
+    source: Literal["vector", "ocr"] = "vector"
+
+
 class Table(BaseModel):
-    """A whole table, kept so later steps can compute on it, not only search its rows."""
+    """A whole table, kept so later steps can compute on it, not only search its rows.
+
+    A chart's values are a Table too: one row per category, one column per series, `chart` set."""
 
     table_id: str
     page: int
     bbox: BBox
     header: list[str]
     rows: list[list[str]]
+    chart: ChartInfo | None = None
 
     def to_dataframe(self):
         import pandas as pd

@@ -29,6 +29,9 @@ class IngestSettings(BaseModel):
     # Figure fragments embed the text inside the chart (labels, legend, values) after the caption;
     # False gives caption-only fragments, the paper's design.
     chart_text: bool = True
+    # Charts as data: each figure's data labels paired with category and series by geometry, kept as a
+    # table (rag/ingest/charts.py).
+    charts: bool = True
     # Processes that parse pages side by side (documents of 8 pages or more): one per core.
     workers: int = 2
 
@@ -190,7 +193,7 @@ PRESETS: dict[str, Settings] = {
     "default": Settings(),
     # The paper's design exactly, for ablations and comparisons.
     "paper": Settings(
-        ingest=IngestSettings(ocr="off", chart_text=False),
+        ingest=IngestSettings(ocr="off", chart_text=False, charts=False),
         agent=AgentSettings(low_score=0.75, sufficiency_check="llm"),
         retrieval=RetrievalSettings(hybrid=False, parent_page=False),
     ),

@@ -9,6 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 import pymupdf
 
 from rag.ingest import ocr
+from rag.ingest.charts import add_page_charts, drop_charted_tables
 from rag.ingest.figures import Line, boxed_lines, find_page_figures
 from rag.ingest.pdf import (
     IngestError,
@@ -150,40 +151,66 @@ def _parse_page(
     parsed.page_labels[page_no] = printed_page_number(page)
     with timed(seconds, "tables"):
         table_frags, tables = find_page_tables(page, doc_id, file)
+    rows_numbered = len(table_frags)
+    if settings.charts:  # a bar chart PyMuPDF also took for a table is read as a chart
+        with timed(seconds, "charts"):
+            table_frags, tables = drop_charted_tables(page, table_frags, tables)
     areas = [t.bbox for t in tables]
-    parsed.page_texts[page_no] = page_text(blocks, tables)
     # Searched as the text layer has it: header words repeated on every row would skew BM25.
     parsed.search_texts[page_no] = "\n".join(text for _, text in blocks)
     chart_seconds: dict[str, float] = {}
+    read_image = _chart_reader(page, settings, chart_seconds) if settings.ocr == "auto" else None
     with timed(seconds, "figures"):
         figure_frags = find_page_figures(
             page, blocks, doc_id, file,
             exclude=areas + scans, window=settings.caption_window, max_chars=settings.caption_max_chars,
-            lines=lines, chart_text=settings.chart_text,
-            read_image=_chart_reader(page, settings, chart_seconds) if settings.ocr == "auto" else None,
+            lines=lines, chart_text=settings.chart_text, read_image=read_image,
         )
-    if "chart_ocr" in chart_seconds:  # it ran inside figure detection: count its time once, under its own name
-        seconds["figures"] -= chart_seconds["chart_ocr"]
-        seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + chart_seconds["chart_ocr"]
+    _count_ocr_apart(seconds, "figures", chart_seconds)
+    chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds)
+    _count_ocr_apart(seconds, "charts", chart_seconds)
+    parsed.page_texts[page_no] = page_text(blocks, tables + [c for c in charts if not c.chart.ambiguous])
+    tables = tables + charts
     with timed(seconds, "parse"):
         text_frags = text_fragments(
             blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas,
             source="ocr" if read_with_ocr else None,
         )
-    return text_frags + table_frags + figure_frags, tables
+    return text_frags + table_frags + chart_frags + figure_frags, tables
+
+
+def _page_charts(page: pymupdf.Page, figures: list[Fragment], start: int, settings: IngestSettings,
+                 read_image, seconds: dict[str, float]) -> tuple[list[Fragment], list[Table]]:
+    """Charts as data (rag/ingest/charts.py): each figure's values paired by geometry, kept as a Table."""
+    if not settings.charts:
+        return [], []
+    with timed(seconds, "charts"):
+        return add_page_charts(page, figures, start, read_image, settings.chart_text, settings.caption_max_chars)
+
+
+def _count_ocr_apart(seconds: dict[str, float], step: str, chart_seconds: dict[str, float]) -> None:
+    """OCR that ran inside a step is counted once, under its own name."""
+    ocr_s = chart_seconds.pop("chart_ocr", 0.0)
+    if ocr_s:
+        seconds[step] -= ocr_s
+        seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + ocr_s
 
 
 def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[str, float]):
-    """Reads the text inside a raster chart; a failure leaves the figure with its caption only."""
+    """Reads the text inside a chart's pixels, once per box; a failure leaves the figure with its caption only."""
+    read_before: dict[BBox, list[Line]] = {}
 
     def read(box: BBox) -> list[Line]:
+        if box in read_before:
+            return read_before[box]
         longest = max(box[2] - box[0], box[3] - box[1])
         dpi = min(settings.ocr_dpi * _CHART_DPI_SCALE, _CHART_MAX_PIXELS / longest * 72)
         with timed(seconds, "chart_ocr"):
             try:
                 found = ocr.read_region(page, box, int(dpi))
             except Exception:
-                return []
-        return boxed_lines((line.box, line.text, line.height) for line in found)
+                found = []
+        read_before[box] = boxed_lines((line.box, line.text, line.height) for line in found)
+        return read_before[box]
 
     return read

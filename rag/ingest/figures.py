@@ -77,7 +77,7 @@ def find_page_figures(
         if not caption and not inside:
             continue
         extra = {"kind": region.kind, "caption_source": "+".join(parts) or "chart_text",
-                 "caption": caption, "chart_text": inside}
+                 "caption": caption, "chart_text": inside, "title": parts.get("title", "")}
         if inside:
             extra["chart_text_source"] = source
         out.append(
