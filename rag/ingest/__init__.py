@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 import pymupdf
 
 from rag.ingest import ocr
-from rag.ingest.charts import add_page_charts, drop_charted_tables
+from rag.ingest.charts import add_page_charts, drop_charted_tables, keep_charted, scan_figures
 from rag.ingest.figures import Line, boxed_lines, find_page_figures
 from rag.ingest.pdf import (
     IngestError,
@@ -167,7 +167,11 @@ def _parse_page(
             lines=lines, chart_text=settings.chart_text, read_image=read_image,
         )
     _count_ocr_apart(seconds, "figures", chart_seconds)
+    if scans and settings.charts:  # the page's picture may be a chart: a slide, a scanned chart
+        figure_frags += scan_figures(page, scans, blocks, lines, len(figure_frags), doc_id, file)
+        read_image = _lines_in(lines)
     chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds)
+    figure_frags = keep_charted(figure_frags)
     _count_ocr_apart(seconds, "charts", chart_seconds)
     parsed.page_texts[page_no] = page_text(blocks, tables + [c for c in charts if not c.chart.ambiguous])
     tables = tables + charts
@@ -186,6 +190,16 @@ def _page_charts(page: pymupdf.Page, figures: list[Fragment], start: int, settin
         return [], []
     with timed(seconds, "charts"):
         return add_page_charts(page, figures, start, read_image, settings.chart_text, settings.caption_max_chars)
+
+
+def _lines_in(lines: list[Line]):
+    """The page's OCR lines inside a box: a page read with OCR is not read again."""
+
+    def read(box: BBox) -> list[Line]:
+        return [ln for ln in lines if box[0] <= (ln.rect.x0 + ln.rect.x1) / 2 <= box[2]
+                and box[1] <= (ln.rect.y0 + ln.rect.y1) / 2 <= box[3]]
+
+    return read
 
 
 def _count_ocr_apart(seconds: dict[str, float], step: str, chart_seconds: dict[str, float]) -> None:

@@ -18,7 +18,7 @@ import pymupdf
 from rag.ingest.chart_marks import Label, Marks, span_labels, vector_marks
 from rag.ingest.chart_pairing import pair_chart
 from rag.ingest.chart_pixels import ReadImage, inside_figure, read_pixels
-from rag.ingest.figures import FIGURE_TEXT_CHARS, detect_figures, figure_text
+from rag.ingest.figures import FIGURE_TEXT_CHARS, Line, detect_figures, figure_text
 from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
 from rag.settings import IngestSettings
 
@@ -43,7 +43,9 @@ class PageInk:
     def of(cls, page: pymupdf.Page) -> PageInk:
         drawings = page.get_drawings()
         labels = span_labels(page, drawings)
-        paragraphs = [tuple(b[:4]) for b in page.get_text("blocks") if len(" ".join(b[4].split())) > _LABEL_CHARS]
+        paragraphs = [
+            tuple(b[:4]) for b in page.get_text("blocks") if len(" ".join(b[4].split())) > _LABEL_CHARS
+        ]
         return cls(drawings, labels, _body_size(labels), paragraphs)
 
     def labels_near(self, box: BBox, panel: BBox) -> list[Label]:
@@ -102,6 +104,52 @@ def add_page_charts(
         rows += _row_fragments(figure, table, start + len(rows))
         _describe(figure, table, reading, with_chart_text, max_chars)
     return rows, tables
+
+
+def scan_figures(
+    page: pymupdf.Page,
+    scans: list[BBox],
+    blocks: list[tuple[BBox, str]],
+    lines: list[Line],
+    first: int,
+    doc_id: str,
+    file: str,
+) -> list[Fragment]:
+    """A page read with OCR is a picture (a slide exported as an image, a scanned chart): each picture is
+    offered to the chart reader as a figure, titled by its first paragraph; `keep_charted` drops the
+    ones that are not charts."""
+    out = []
+    for box in scans:
+        box = tuple(pymupdf.Rect(box) & page.rect)
+        inside = [text for b, text in blocks if _centre_of(b, box)]
+        title = inside[0][:120] if inside else ""
+        words = " ".join(ln.text for ln in lines if _centre_of(tuple(ln.rect), box))[:600]
+        out.append(
+            Fragment(
+                id=fragment_id(doc_id, "image_caption", page.number + 1, first + len(out)),
+                doc_id=doc_id,
+                file=file,
+                page=page.number + 1,
+                modality="image_caption",
+                bbox=box,
+                text=figure_text(title, words, True, 120),
+                extra={
+                    "kind": "raster",
+                    "scan": 1,
+                    "caption_source": "ocr",
+                    "caption": title,
+                    "chart_text": words,
+                    "title": title,
+                    "chart_text_source": "ocr",
+                },
+            )
+        )
+    return out
+
+
+def keep_charted(figures: list[Fragment]) -> list[Fragment]:
+    """A page picture stays a figure only if it was read as a chart: a scanned page of text is not a figure."""
+    return [f for f in figures if not f.extra.get("scan") or "chart_table_id" in f.extra]
 
 
 def pdf_charts(
@@ -251,8 +299,18 @@ def _panel(page: pymupdf.Page, box: BBox, others: list[BBox], drawings: list[dic
     The box may stop short of the x-axis (figure detection trims a line that sticks out alone): the
     ticks are under the axis."""
     left, top, right, bottom = _MARGIN
-    axis = max((r.y1 for d in drawings if (r := d["rect"]).height < 0.8 and r.width >= 0.5 * (box[2] - box[0])
-                and r.x0 < box[2] and r.x1 > box[0] and box[3] < r.y1 <= box[3] + _AXIS_REACH), default=box[3])
+    axis = max(
+        (
+            r.y1
+            for d in drawings
+            if (r := d["rect"]).height < 0.8
+            and r.width >= 0.5 * (box[2] - box[0])
+            and r.x0 < box[2]
+            and r.x1 > box[0]
+            and box[3] < r.y1 <= box[3] + _AXIS_REACH
+        ),
+        default=box[3],
+    )
     page_box = page.rect
     x0, y0 = max(page_box.x0, box[0] - left), max(page_box.y0, box[1] - top)
     x1, y1 = min(page_box.x1, box[2] + right), min(page_box.y1, axis + bottom)
@@ -356,6 +414,11 @@ def _body_size(labels: list[Label]) -> float:
     for lb in labels:
         sizes[round(lb.size, 1)] += len(lb.text)
     return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _centre_of(inner: BBox, box: BBox) -> bool:
+    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def _mostly_in(box: BBox, area: BBox) -> bool:
