@@ -108,38 +108,44 @@ def open_chat(context, url: str):
 
 
 def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 900,
-             screenshots: Path | None = None, warm_up: bool = True) -> dict:
+             screenshots: Path | None = None, warm_up: bool = True, chromium=None) -> dict:
     """`users` browser contexts ask at the same moment; per user: seconds from Enter until the queue
     line, the first hop's evidence and the answer are on screen, the run that answered, any error.
-    A warm server is measured: first one question is asked and answered alone (model and indexes load)."""
-    from playwright.sync_api import sync_playwright
+    A warm server is measured: first one question is asked and answered alone (model and indexes load).
+    `chromium`: a browser already launched (one Playwright per thread), else one is launched here."""
+    if chromium is None:
+        from playwright.sync_api import sync_playwright
 
+        with sync_playwright() as pw:
+            chromium = browser(pw)
+            try:
+                return bench_ui(url, questions, users, timeout_s, screenshots, warm_up, chromium)
+            finally:
+                chromium.close()
     asked = [questions[i % len(questions)] for i in range(users)]
-    with sync_playwright() as pw:
-        chromium = browser(pw)
-        if warm_up:
-            _warm_up(chromium, url, questions[0], timeout_s)
-        pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url) for _ in asked]
-        starts = []
-        for page, question in zip(pages, asked):
-            page.locator('[data-testid="stChatInputTextArea"]').fill(question)
-        for page in pages:
-            page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
-            starts.append(time.monotonic())
-        users_seen = [{"question": q, "queue_s": None, "ahead": [], "first_hop_s": None, "answer_s": None,
-                       "run_id": None, "error": None} for q in asked]
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and any(u["answer_s"] is None and not u["error"] for u in users_seen):
-            for n, (page, seen) in enumerate(zip(pages, users_seen)):
-                if seen["answer_s"] is None and not seen["error"]:
-                    _look(page, seen, time.monotonic() - starts[n], screenshots, n)
-            time.sleep(0.1)
+    if warm_up:
+        _warm_up(chromium, url, questions[0], timeout_s)
+    pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url) for _ in asked]
+    starts = []
+    for page, question in zip(pages, asked):
+        page.locator('[data-testid="stChatInputTextArea"]').fill(question)
+    for page in pages:
+        page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+        starts.append(time.monotonic())
+    users_seen = [{"question": q, "queue_s": None, "ahead": [], "first_hop_s": None, "answer_s": None,
+                   "run_id": None, "error": None} for q in asked]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(u["answer_s"] is None and not u["error"] for u in users_seen):
         for n, (page, seen) in enumerate(zip(pages, users_seen)):
             if seen["answer_s"] is None and not seen["error"]:
-                seen["error"] = f"no answer within {timeout_s:.0f} s"
-            if screenshots:
-                page.screenshot(path=str(screenshots / f"user{n + 1}-answer.png"), full_page=True)
-        chromium.close()
+                _look(page, seen, time.monotonic() - starts[n], screenshots, n)
+        time.sleep(0.1)
+    for n, (page, seen) in enumerate(zip(pages, users_seen)):
+        if seen["answer_s"] is None and not seen["error"]:
+            seen["error"] = f"no answer within {timeout_s:.0f} s"
+        if screenshots:
+            page.screenshot(path=str(screenshots / f"user{n + 1}-answer.png"), full_page=True)
+        page.context.close()
     return {"users": users, "per_user": users_seen, **_summary(users_seen)}
 
 

@@ -129,11 +129,25 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "04-answer")
     assert not model_failed, "the local model must answer (see 04-answer.png)"
 
-    # Open the first citation: the page image with the fragment highlighted.
+    # The hop box marks the evidence the reader picked.
+    expect(reply.get_by_text(re.compile(r"E\d+ picked")).first).to_be_attached()
+
+    # Open the first citation: the page image with the evidence boxed.
     citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page").first
     citation.locator("summary").click()
     expect(citation.locator('[data-testid="stImage"]')).to_be_visible()
+    expect(citation.get_by_text("The cited evidence is boxed in red.")).to_be_visible()
     citation.screenshot(path=str(ARTIFACTS / "05-citation-page.png"))  # the page scrolls under the chat input
+
+    # A count the outline answers: the program and its result are shown in the hop box.
+    page.locator('[data-testid="stChatInputTextArea"]').fill("How many pages does the document have?")
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    counted = messages.nth(3)
+    expect(counted.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    counted.locator('[data-testid="stExpander"]').first.locator("summary").click()
+    expect(counted.locator('[data-testid="stCode"]').first).to_contain_text("ans = pages")
+    expect(counted.get_by_text("→ 4")).to_be_visible()
+    shot(page, "05b-computation")
 
     # The run's trace: its row and its timeline.
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Traces", exact=True).click()

@@ -120,7 +120,7 @@ def test_two_sessions_ask_with_their_own_settings(server, chromium):
 
 
 def test_four_questions_at_once_each_see_their_place_in_the_queue_and_their_own_answer(server, chromium):
-    result = bench_ui(server.url, QUESTIONS, users=4, screenshots=ARTIFACTS)
+    result = bench_ui(server.url, QUESTIONS, users=4, screenshots=ARTIFACTS, chromium=chromium)
     (ARTIFACTS / "team-four-users.json").write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
     users = result["per_user"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag.agent.question import analyse, answer_type, grounding_names, missing_names, options
+from rag.agent.question import analyse, answer_type, grounding_names, missing_names, missing_options, options
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -50,3 +50,9 @@ def test_questions_about_the_document_itself():
     assert analyse("How many appendices appear in the document?").structural
     assert analyse("What is the title of the diagram on page 9?").structural
     assert not analyse("What was the revenue in 2023?").structural
+
+
+def test_an_option_is_mentioned_when_most_of_its_words_are():
+    text = "Foreign-born Latinos were 795 of the sample; 1,051 cell phone interviews; landline interviews."
+    assert missing_options(["Foreign born Latinos", "the Latinos interviewed by cellphone"], text) == []
+    assert missing_options(["Martian settlers", "Latinos by landline"], text) == ["Martian settlers"]

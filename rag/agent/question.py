@@ -155,5 +155,11 @@ def missing_names(names: list[str], text: str) -> list[str]:
     return missing
 
 
+def missing_options(choices: list[str], text: str) -> list[str]:
+    """The options a text does not mention: most of an option's content words are absent (an option is a
+    phrase, worded as the asker likes: "interviewed by cellphone" for "cell phone interviews")."""
+    return [c for c in choices if len(missing_names(terms := key_terms(c), text)) > len(terms) / 2]
+
+
 def _contains(text: str, needle: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) is not None

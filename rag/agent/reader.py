@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
-from rag.agent.question import QuestionInfo, missing_names
+from rag.agent.question import QuestionInfo, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
 from rag.settings import ReaderSettings
@@ -91,7 +91,7 @@ class Reader:
         absent = missing_names(info.names, given.document_text) if cfg.refuse_unnamed else []
         if absent:
             return self.refuse(info, f"the documents never mention {', '.join(absent[:3])}")
-        if cfg.refuse_unnamed and info.options and len(missing_names(info.options, given.document_text)) == len(info.options):
+        if cfg.refuse_unnamed and info.options and len(missing_options(info.options, given.document_text)) == len(info.options):
             return self.refuse(info, f"the documents mention none of {', '.join(info.options)}")
         if not evidence.items:
             return self.refuse(info, "no evidence was found")
