@@ -81,7 +81,7 @@ class SearchTools:
             result = await asyncio.to_thread(self.search, query, modality)
         hits = result.hits
         state.last_route = list(result.route)
-        if hits and _best(hits) < state.settings.low_score:
+        if hits and _best(hits) < state.settings.low_score and not state.info.structural:  # the outline answers those
             hits = await self._paraphrase_retry(query, modality, hits)
         new_ids = state.remember(hits) if modality != "outline" else ["outline"]
         self.emit(HopEnd(
