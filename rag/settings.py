@@ -99,7 +99,7 @@ class ReaderSettings(BaseModel):
     max_picks: int = 3
     # A number question is a multiple choice among this many numbers of the evidence, each shown with
     # its row and column or the words around it (0: pick a line, then a number in it).
-    max_options: int = 20
+    max_options: int = 8
     # Pages the question names, and for questions about the document's structure its outline.
     outline: bool = True
     outline_lines: int = 60

@@ -44,7 +44,7 @@ def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
     result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "46298", result.answer
     assert result.citations and {c["page"] for c in result.citations} <= {1, 2, 3, 4}
-    assert result.hops and result.hops[0].fragments and result.tokens["prompt"] > 200
+    assert result.hops and result.hops[0].fragments and result.tokens["prompt"] > 100
     assert result.first_hop_s is not None and result.first_hop_s < result.total_s
     spans = load_trace(result.trace)
     assert sum(s["span_kind"] == "RETRIEVER" for s in spans) == len(result.hops)
@@ -121,8 +121,10 @@ def test_openai_compatible_server_path(statements, llama_server, tmp_path, monke
 
     result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "46298", result.answer
-    assert result.tokens["prompt"] > 200, "the server reports token usage"
+    assert result.tokens["prompt"] > 100, "the server reports token usage"
     trace = Path(result.trace).read_text()
     assert os.environ["OPENAI_API_KEY"] not in trace
     constraints = {s["event"]["constraint"] for s in load_trace(result.trace) if s["kind"] == "llm"} - {""}
-    assert constraints == {"json_schema"}, "the server holds the reader's replies to the JSON schema"
+    # llama-cpp-python's server refuses json_schema (a 500 naming response_format) and takes json_object
+    # with the schema, which it turns into a grammar
+    assert constraints == {"json_object"}, "the server holds the reader's replies to the JSON schema"

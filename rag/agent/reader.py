@@ -158,11 +158,14 @@ class Reader:
         and column, or the words around it), best evidence first. The model's pick is a number and, with
         it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
         items = [i for i in evidence.items if i.id not in avoid]
-        options = rank_candidates(number_candidates(items, info.count), question)[: self.settings.max_options]
+        named = set(_YEAR.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question)))
+        options = [o for o in number_candidates(items, info.count) if o.value not in named]  # not the year asked
+        if any(named & set(_YEAR.findall(o.context)) for o in options):  # labelled by the year asked, not another
+            options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
+        options = rank_candidates(options, question)[: self.settings.max_options]
         chosen = None
         if options:
-            listed = "\n".join(f"{n}. {o.value} — {o.context} ({o.item.id}, p.{o.item.page})"
-                               for n, o in enumerate(options, 1))
+            listed = "\n".join(f"{n}. {o.context}: {o.value}" for n, o in enumerate(options, 1))  # as a table reads
             model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
             prompt = prompts.CHOOSE_NUMBER.format(options=listed, question=question)
             reply = await self.call("pick evidence", messages(prompt), model, 16)
@@ -317,9 +320,9 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
     for item in items:
         if item.kind == "table":
             pairs = [(value, context) for context, value in row_cells(item.text)]
-        else:
+        else:  # brackets in running text are an aside, not a negative amount as in a statement's cell
             text = _DATE.sub(lambda m: "·" * len(m.group(0)), item.text)
-            pairs = [(m.group(0), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
+            pairs = [(m.group(0).strip("()"), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
         for value, context in pairs:
             value = value.strip("()") if value.count("(") != value.count(")") else value
             if (count and _YEAR.fullmatch(value)) or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):

@@ -3,8 +3,9 @@
 - The embedded model: a llama.cpp grammar built from the JSON schema (`LocalLlamaCpp.json_chat`), so the
   reply always parses and every enum (evidence ids) is one that exists.
 - OpenAI and OpenAI-compatible servers: `response_format` with the JSON schema (OpenAI structured
-  outputs; llama.cpp's server, vLLM and Ollama accept it too); a server that refuses it gets JSON mode,
-  then a plain request. Every reply is validated against the pydantic model either way.
+  outputs; vLLM and Ollama accept it too); a server that refuses it gets JSON mode with the schema
+  (llama-cpp-python's server builds a grammar from it), then a plain request, both with the schema in
+  the prompt. Every reply is validated against the pydantic model either way.
 """
 
 from __future__ import annotations
@@ -71,15 +72,14 @@ def parse(text: str, model: type[T], raw: Any = None) -> StructuredReply:
 
 async def _remote_json(llm, messages, schema: dict, max_tokens: int) -> tuple[Any, str, str]:
     formats = [{"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
-               {"type": "json_object"}, None]
+               {"type": "json_object", "schema": schema}, None]  # llama-cpp-python's server: a grammar from it
+    said = [*messages[:-1], ChatMessage(role=messages[-1].role, content=(  # for JSON without this schema
+        f"{messages[-1].content}\nReply with JSON only, matching this schema: {json.dumps(schema)}"))]
     last: Exception | None = None
     for fmt in formats:
         kwargs = {"max_tokens": max_tokens} | ({"response_format": fmt} if fmt else {})
-        if fmt is None:  # no server-side constraint left: say the schema in the prompt
-            messages = [*messages[:-1], ChatMessage(role=messages[-1].role, content=(
-                f"{messages[-1].content}\nReply with JSON only, matching this schema: {json.dumps(schema)}"))]
         try:
-            response = await llm.achat(messages, **kwargs)
+            response = await llm.achat(messages if fmt and fmt["type"] == "json_schema" else said, **kwargs)
             return response.raw, response.message.content or "", fmt["type"] if fmt else "prompt"
         except Exception as exc:  # a server that does not know this response_format answers 400
             if not _unsupported(exc):
@@ -89,8 +89,9 @@ async def _remote_json(llm, messages, schema: dict, max_tokens: int) -> tuple[An
 
 
 def _unsupported(exc: Exception) -> bool:
-    status = getattr(exc, "status_code", None)
-    return status in (400, 422) and "context" not in str(exc).lower()
+    status, text = getattr(exc, "status_code", None), str(exc).lower()
+    # llama.cpp's server answers an unknown response_format with a 500 that names it
+    return (status in (400, 422) or (status == 500 and "response_format" in text)) and "context" not in text
 
 
 def token_counter(llm) -> Callable[[str], int]:
