@@ -129,6 +129,8 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "04-answer")
     assert not model_failed, "the local model must answer (see 04-answer.png)"
 
+    # The finished turn is drawn again from the conversation (the Stop button goes): click after that.
+    expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
     # The hop box marks the evidence the reader picked.
     expect(reply.get_by_text(re.compile(r"E\d+ picked")).first).to_be_attached()
 
@@ -144,6 +146,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
     counted = messages.nth(3)
     expect(counted.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(counted.get_by_role("button", name="Stop")).to_have_count(0)
     counted.locator('[data-testid="stExpander"]').first.locator("summary").click()
     expect(counted.locator('[data-testid="stCode"]').first).to_contain_text("ans = pages")
     expect(counted.get_by_text("→ 4")).to_be_visible()
