@@ -158,7 +158,7 @@ class Reader:
         and column, or the words around it), best evidence first. The model's pick is a number and, with
         it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
         items = [i for i in evidence.items if i.id not in avoid]
-        named = set(_YEAR.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question)))
+        named = asked_years(question)
         options = [o for o in number_candidates(items, info.count) if o.value not in named]  # not the year asked
         if any(named & set(_YEAR.findall(o.context)) for o in options):  # labelled by the year asked, not another
             options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
@@ -334,7 +334,7 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
 def rank_candidates(options: list[Candidate], question: str) -> list[Candidate]:
     """The options whose labels say most of what the question asks (its words and years, per word of
     label) first, then in the evidence's order: a small model often takes the first option."""
-    asked = {_stem(w) for w in _LABEL_WORDS.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question.lower()))}
+    asked = {_stem(w) for w in _LABEL_WORDS.findall(fiscal_as_years(question.lower()))}
     labels = [[_stem(w) for w in _LABEL_WORDS.findall(o.context.lower())] for o in options]
     df = Counter(w for words in labels for w in set(words))
     weight = {w: (2 if w[0].isdigit() else 1) * math.log(1 + len(options) / df[w]) for w in df}
@@ -343,6 +343,15 @@ def rank_candidates(options: list[Candidate], question: str) -> list[Candidate]:
         return sum(weight[w] for w in set(labels[n]) & asked) / max(len(labels[n]), 1) ** 0.5
 
     return [options[n] for n in sorted(range(len(options)), key=score, reverse=True)]
+
+
+def fiscal_as_years(text: str) -> str:
+    """ "FY23" / "FY 2023" written as the year 2023, as statements' headers write it."""
+    return _FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", text)
+
+
+def asked_years(question: str) -> set[str]:
+    return set(_YEAR.findall(fiscal_as_years(question)))
 
 
 def _stem(word: str) -> str:
@@ -373,7 +382,7 @@ def cell_answer(question: str, row: str) -> str | None:
     cells = [(context, value) for context, value in row_cells(row)]
     if len(cells) == 1:
         return cells[0][1]
-    asked = set(_YEAR.findall(_FISCAL.sub(lambda m: f" 20{m.group(1)[-2:]} ", question)))
+    asked = asked_years(question)
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", question)}
     scores = [3 * len(asked & set(_YEAR.findall(h))) + len(words & {w.lower() for w in re.findall(r"[A-Za-z]{3,}", h)})
               for h, _ in cells]
