@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from conftest import PEW, ROOT, free_port, pages_of
 
+from rag.bench_ui import CHROMIUM
+from rag.bench_ui import browser as launch
+
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "What was the total sample size of Latinos in the survey?"
 ANSWER_TIMEOUT_MS = 300_000
@@ -77,7 +77,7 @@ def page(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(pw)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
         tab.set_default_timeout(60_000)
         tab.goto(server[0])
