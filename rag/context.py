@@ -46,6 +46,18 @@ class Evidence(BaseModel):
         by_id = {item.id: item for item in self.items}
         return [by_id[i] for i in ids if i in by_id]
 
+    def add(self, items: list[EvidenceItem]) -> list[EvidenceItem]:
+        """More evidence found while reading, numbered after the rest; lines already here are not repeated."""
+        seen = {" ".join(i.text.lower().split()) for i in self.items}
+        added = []
+        for item in items:
+            key = " ".join(item.text.lower().split())
+            if key and key not in seen:
+                seen.add(key)
+                added.append(item.model_copy(update={"id": f"E{len(self.items) + len(added) + 1}"}))
+        self.items += added
+        return added
+
     @property
     def ids(self) -> list[str]:
         return [item.id for item in self.items]

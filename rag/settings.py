@@ -111,6 +111,11 @@ class ReaderSettings(BaseModel):
     # may also select and aggregate the picked rows' tables (off: the 1.5B model writes invalid pandas).
     compute: bool = True
     dataframes: bool = False
+    # A computation is planned from the question alone (named quantities and one expression), then each
+    # quantity is a multiple choice over the evidence's numbers like a lookup (off: pick lines, then the
+    # model names values and the expression in one reply).
+    operand_choice: bool = True
+    lookup_k: int = 4  # fragments a quantity's own search adds to the evidence (0: none)
     # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
     verify: bool = True
     # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.

@@ -39,11 +39,12 @@ QUESTION = "How do Latinos see economic upward mobility for their children?"
 @pytest.fixture
 def run(pew_workspace, tmp_path):
     """ask() with agent settings overridden per test; returns (answer, events, llm)."""
-    original = pew_workspace.settings.agent
+    original, reader = pew_workspace.settings.agent, pew_workspace.settings.reader
 
-    def go(replies, question=QUESTION, memory=None, llm=None, control=None, **agent):
+    def go(replies, question=QUESTION, memory=None, llm=None, control=None, reader_settings=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
+        pew_workspace.settings.reader = reader.model_copy(update=reader_settings or {})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
@@ -51,7 +52,7 @@ def run(pew_workspace, tmp_path):
         return result, events, llm
 
     yield go
-    pew_workspace.settings.agent = original
+    pew_workspace.settings.agent, pew_workspace.settings.reader = original, reader
 
 
 def kinds(events, kind):
@@ -161,6 +162,27 @@ def test_refusal_when_the_question_names_what_the_documents_never_mention(run):
 
 
 GAP = "What is the gap between the shares of Latinos who expect their children to be better off and less well off?"
+ONE_REPLY_PROGRAM = {"operand_choice": False}  # the model names values and the expression in one reply
+
+
+def test_a_computation_is_planned_then_each_operand_chosen_like_a_lookup(run):
+    plan = json.dumps({"quantities": [{"name": "better", "label": "share expecting better off"},
+                                      {"name": "worse", "label": "share expecting less well off"}],
+                       "expression": "better - worse"})
+    result, events, llm = run([plan, json.dumps({"option": "1"}), json.dumps({"option": "1"})],
+                              question=GAP, coverage=0.0)
+    assert [c.purpose for c in kinds(events, LLMCall)] == ["plan computation", "pick evidence", "pick evidence"]
+    assert "Evidence" not in llm.prompts[0], "the plan is written from the question alone"
+    assert "share expecting less well off" in llm.prompts[2]
+    [computation] = kinds(events, Computation)
+    lines = computation.program.splitlines()
+    a, b = [float(line.split("=")[1].split("#")[0]) for line in lines[:2]]
+    assert computation.error is None and float(computation.result) == pytest.approx(a - b)
+    assert lines[-1] == "ans = better - worse" and all("# E" in line for line in lines[:2])
+    assert lines[0].split("# ")[1] != lines[1].split("# ")[1], "an option already chosen is not offered again"
+    [picked] = kinds(events, EvidencePicked)
+    assert picked.ids and all(i in computation.program for i in picked.ids)
+    assert result.short_answer == computation.result
 
 
 def program_over(ident: str, expression: str = "a - b"):
@@ -173,7 +195,8 @@ def program_over(ident: str, expression: str = "a - b"):
 
 
 def test_computation_runs_a_program_over_values_named_from_the_evidence(run):
-    result, events, llm = run([pick("E1"), pick("none"), program_over("E1")], question=GAP, coverage=0.0)
+    result, events, llm = run([pick("E1"), pick("none"), program_over("E1")], question=GAP, coverage=0.0,
+                              reader_settings=ONE_REPLY_PROGRAM)
     [computation] = kinds(events, Computation)
     a, b = [float(line.split("=")[1].split("#")[0]) for line in computation.program.splitlines()[:2]]
     assert computation.error is None and float(computation.result) == pytest.approx(a - b)
@@ -185,7 +208,7 @@ def test_computation_runs_a_program_over_values_named_from_the_evidence(run):
 def test_an_expression_with_numbers_not_in_the_evidence_is_not_an_answer(run):
     invented = [program_over(ident, "a - 123457") for ident in ("E1", "E1", "E2", "E2")]
     replies = [pick("E1"), pick("none"), *invented[:2], pick("E2"), pick("none"), *invented[2:]]
-    result, events, _ = run(replies, question=GAP, coverage=0.0)
+    result, events, _ = run(replies, question=GAP, coverage=0.0, reader_settings=ONE_REPLY_PROGRAM)
     verdicts = kinds(events, Verification)
     assert [v.ok for v in verdicts] == [False, False] and "123457" in verdicts[0].reason
     assert result.not_found
@@ -193,10 +216,20 @@ def test_an_expression_with_numbers_not_in_the_evidence_is_not_an_answer(run):
 
 def test_a_refused_expression_is_reported_and_retried(run):
     replies = [pick("E1"), pick("none"), program_over("E1", "__import__('os')"), program_over("E1")]
-    result, events, llm = run(replies, question=GAP, coverage=0.0)
+    result, events, llm = run(replies, question=GAP, coverage=0.0, reader_settings=ONE_REPLY_PROGRAM)
     first, second = kinds(events, Computation)
     assert first.error and "not allowed" in first.error and second.error is None
     assert "previous expression failed" in llm.prompts[-1] and not result.not_found
+
+
+def test_a_list_answer_is_scored_as_a_list_literal(run):
+    def read_list(prompt: str) -> str:
+        return json.dumps({"answer": numbers_written(evidence_line(prompt, "E1"))[:2]})
+
+    question = "List the shares of Latinos who expect their children to be better off and less well off."
+    result, events, _ = run([pick("E1"), pick("none"), read_list], question=question, coverage=0.0)
+    short = json.loads(result.short_answer)
+    assert isinstance(short, list) and len(short) == 2 and all(s in evidence_text(events, "E1") for s in short)
 
 
 def test_a_failing_model_gives_an_answer_that_says_so(run):

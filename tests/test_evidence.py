@@ -40,6 +40,13 @@ def test_the_budget_is_counted_in_the_given_tokenizer_and_duplicates_are_dropped
     assert build(items, words, budget=100).ids == ["E1", "E2", "E3"]
 
 
+def test_evidence_found_while_reading_is_numbered_after_the_rest():
+    evidence = build([item("Revenue 46,298"), item("Net earnings 1,419")], words, budget=100)
+    added = evidence.add([item("revenue  46,298"), item("Gross profit 9,912")])
+    assert [(i.id, i.text) for i in added] == [("E3", "Gross profit 9,912")], "a line already there is not repeated"
+    assert evidence.ids == ["E1", "E2", "E3"] and evidence.get(["E3"]) == added
+
+
 def test_rendering_puts_the_best_first_or_next_to_the_question():
     evidence = build([item("best", 5), item("second", 9, "table")], words, budget=100)
     assert evidence.render().splitlines() == ["[E1] p.5 text: best", "[E2] p.9 table row: second"]

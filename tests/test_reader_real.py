@@ -49,14 +49,13 @@ def test_statement_values_are_read_and_cited(statements, question, value):
     assert picked and all(i in [f"E{n}" for n in range(1, 200)] for i in picked[-1].ids)
 
 
-@pytest.mark.xfail(reason="known failure (issue 12 open): the 1.5B model names the wrong rows' values as the "
-                          "operands (gross profit / total equity instead of / revenue); the program itself runs")
 def test_a_ratio_over_two_statement_rows_is_computed_by_a_program(statements):
     result, events = ask(statements, "What was Best Buy's gross profit divided by its revenue in fiscal 2023? "
                                      "Round your answer to three decimal places.")
     computations = [e for e in events if isinstance(e, Computation) and e.error is None]
     assert computations, "the answer comes from a program, shown in the events"
     assert abs(float(result.short_answer) - 9912 / 46298) < 0.002, (result.answer, computations[-1].program)
+    assert "Revenue" in computations[-1].program and "Gross profit" in computations[-1].program
 
 
 def test_a_pew_percentage(pew):

@@ -71,6 +71,23 @@ Candidate answers found in the documents, each a number with what labels it:
 Question: {question}
 Which candidate answers the question? Reply with its number."""
 
+PLAN = """\
+Question: {question}
+The answer is computed from numbers a document holds. Name each number the computation needs \
+(a short name and a label saying what the number is, with its year or group when the question \
+names one), then write one arithmetic expression over those names that computes the answer, e.g. \
+quantities "profit_2023" (profit in 2023) and "revenue_2023" (revenue in 2023) with expression \
+"profit_2023 / revenue_2023". A gap, difference or change is a subtraction (a - b), a ratio or \
+"a to b" a division (a / b), a total a sum, an average the sum divided by the count. Use as few \
+quantities as the question needs."""
+
+CHOOSE_OPERAND = """\
+Candidate numbers found in the documents, each with what labels it:
+{options}
+
+Question: {question}
+To answer it we need: {label}. Which candidate is that number? Reply with its number."""
+
 PICK_AVOID = " Do not pick {ids}: they were tried and did not hold the answer."
 
 EXTRACT = {

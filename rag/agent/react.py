@@ -112,7 +112,9 @@ class DocAgent(Workflow):
     @step
     async def read(self, ev: ReadRequest) -> StopEvent:
         reader = Reader(self.ask, self.reader_event, self.state.reader)
-        self.result = await reader.read(self.state.question, self.state.info, self.evidence_for(self.state))
+        given = self.evidence_for(self.state)
+        given.lookup = lambda query: from_hits(self.tools.search(query, "auto").hits)
+        self.result = await reader.read(self.state.question, self.state.info, given)
         return StopEvent(result=self.result)
 
     # the search side

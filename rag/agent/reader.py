@@ -12,6 +12,7 @@ it says, one small job per call.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -65,6 +66,7 @@ class ReaderInput(BaseModel):
     document_text: str = ""  # the searched documents' whole text: what a question names must occur in it
     tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
+    lookup: Callable[[str], list[EvidenceItem]] | None = None  # a search for one quantity of a computation
 
 
 class Attempt(BaseModel):
@@ -104,6 +106,9 @@ class Reader:
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
             if info.answer_type == "number" and not (info.compute and cfg.compute) and cfg.max_options:
                 picked, result = await self.choose_number(question, info, evidence, avoid, attempt)
+            elif info.answer_type == "number" and info.compute and cfg.compute and cfg.operand_choice \
+                    and cfg.max_options and attempt == 1:
+                picked, result = await self.compute_by_choice(question, evidence, given.lookup)
             else:
                 picked = await self.pick(question, info, evidence, avoid, attempt)
                 result = await self.answer(question, info, evidence, picked, given.tables) if picked else None
@@ -158,23 +163,60 @@ class Reader:
         and column, or the words around it), best evidence first. The model's pick is a number and, with
         it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
         items = [i for i in evidence.items if i.id not in avoid]
-        named = asked_years(question)
-        options = [o for o in number_candidates(items, info.count) if o.value not in named]  # not the year asked
-        if any(named & set(_YEAR.findall(o.context)) for o in options):  # labelled by the year asked, not another
-            options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
-        options = rank_candidates(options, question)[: self.settings.max_options]
-        chosen = None
-        if options:
-            listed = "\n".join(f"{n}. {o.context}: {o.value}" for n, o in enumerate(options, 1))  # as a table reads
-            model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
-            prompt = prompts.CHOOSE_NUMBER.format(options=listed, question=question)
-            reply = await self.call("pick evidence", messages(prompt), model, 16)
-            chosen = options[int(reply.value.option) - 1] if reply.value else None
+        chosen = await self.choose(items, question, info.count, prompts.CHOOSE_NUMBER.format, question=question)
         picked = [chosen.item] if chosen else []
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked]})
         if chosen is None:
             return [], Attempt(ok=False, reason="no number in the evidence")
         return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
+
+    async def choose(self, items: list[EvidenceItem], about: str, count: bool, prompt: Callable[..., str],
+                     exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
+        """One number of the evidence, chosen by the model among the options whose labels best match
+        `about`: not the year it asks about, nor a value labelled only by another year."""
+        named = asked_years(about)
+        options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
+        if any(named & set(_YEAR.findall(o.context)) for o in options):
+            options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
+        options = rank_candidates(options, about)[: self.settings.max_options]
+        if not options:
+            return None
+        listed = "\n".join(f"{n}. {o.context}: {o.value}" for n, o in enumerate(options, 1))  # as a table reads
+        model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
+        reply = await self.call("pick evidence", messages(prompt(options=listed, **fields)), model, 16)
+        return options[int(reply.value.option) - 1] if reply.value else None
+
+    async def compute_by_choice(self, question: str, evidence: Evidence,
+                                lookup: Callable[[str], list[EvidenceItem]] | None) -> tuple[list[EvidenceItem], Attempt]:
+        """Program of thought in small jobs: the model plans the computation from the question alone
+        (named quantities, one expression); each quantity is searched for (its row may be on another
+        page than the question's best evidence) and chosen among the evidence's numbers like a lookup;
+        code builds the program from the chosen values and runs it."""
+        quantity = create_model("Quantity", name=(str, Field(pattern=r"^[a-z][a-z0-9_]{0,24}$")),
+                                label=(str, Field(min_length=2, max_length=60)))
+        plan = create_model("Plan", quantities=(list[quantity], Field(min_length=1, max_length=4)),
+                            expression=(str, Field(min_length=1, max_length=120)))
+        reply = await self.call("plan computation", messages(prompts.PLAN.format(question=question)), plan, 160)
+        if reply.value is None:
+            return [], Attempt(ok=False, reason=f"unparseable plan: {reply.error}")
+        used = set(re.findall(r"[a-z_][a-z0-9_]*", reply.value.expression))
+        planned = reply.value.quantities  # each named once, and only those the expression uses
+        quantities = [q for n, q in enumerate(planned) if q.name in used and q.name not in {p.name for p in planned[:n]}]
+        chosen: list[Candidate] = []
+        for q in quantities:
+            about = q.label if asked_years(q.label) else f"{q.label} {' '.join(sorted(asked_years(question)))}"
+            if lookup is not None:
+                evidence.add(lookup(about)[: self.settings.lookup_k])
+            found = await self.choose(evidence.items, about, False, prompts.CHOOSE_OPERAND.format,
+                                      frozenset(c[:2] for c in chosen), question=question, label=q.label)
+            if found is None:
+                return [], Attempt(ok=False, reason=f"no number in the evidence for {q.label}")
+            chosen.append(found)
+        picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked]})
+        program = "\n".join([*(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
+                               for q, c in zip(quantities, chosen)), f"ans = {reply.value.expression}"])
+        return picked, self.run(program, reply.value.expression, question, picked, {})
 
     async def extract(self, question: str, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
                       retry: str) -> Attempt:
@@ -226,7 +268,12 @@ class Reader:
             return Attempt(ok=False, reason=f"unparseable reply: {reply.error}")
         program = "\n".join([*(f"{v.name} = {number_literal(v.value)}  # {where(v.value, picked)}"
                                for v in reply.value.values), f"ans = {reply.value.expression}"])
-        invented = [n for n in numbers_written(reply.value.expression) if to_number(n) not in _CONSTANTS
+        return self.run(program, reply.value.expression, question, picked, frames)
+
+    def run(self, program: str, expression: str, question: str, picked: list[EvidenceItem],
+            frames: dict[str, Any]) -> Attempt:
+        """Runs a program over evidence values; a number in its expression must be a constant or evidence."""
+        invented = [n for n in numbers_written(expression) if to_number(n) not in _CONSTANTS
                     and not any(occurs(n, p.text) for p in picked)]
         if invented:
             return Attempt(ok=False, program=program, reason=f"{', '.join(invented)} do not occur in the evidence")
@@ -286,7 +333,7 @@ def verify(info: QuestionInfo, answer: Any, cited: list[EvidenceItem], items: li
     values = [str(v).strip() for v in values if str(v).strip()]
     if not values:
         return Attempt(ok=False, reason="empty answer")
-    shown = f"[{', '.join(values)}]" if isinstance(answer, list) else values[0]
+    shown = json.dumps(values, ensure_ascii=False) if isinstance(answer, list) else values[0]  # a list literal, as scored
     if info.answer_type in ("yes_no", "choice"):  # an option of the question, decided by the cited line
         return Attempt(ok=bool(cited), value=values[0], cited=[c.id for c in cited])
     if info.answer_type == "text" and len(values[0]) < 3 and to_number(values[0]) is None:
