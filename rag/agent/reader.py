@@ -44,6 +44,7 @@ _CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 1000}  # for averages, percentages 
 NUMBER_PATTERN = r"^-?\(?[$]?[0-9][0-9,]*([.][0-9]+)?%?\)?$"
 
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Any]
+Lookup = Callable[[str], list[EvidenceItem]]
 
 
 class ReaderResult(BaseModel):
@@ -66,7 +67,7 @@ class ReaderInput(BaseModel):
     document_text: str = ""  # the searched documents' whole text: what a question names must occur in it
     tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
-    lookup: Callable[[str], list[EvidenceItem]] | None = None  # a search for one quantity of a computation
+    lookup: Lookup | None = None  # a search for one quantity of a computation
 
 
 class Attempt(BaseModel):
@@ -186,8 +187,8 @@ class Reader:
         reply = await self.call("pick evidence", messages(prompt(options=listed, **fields)), model, 16)
         return options[int(reply.value.option) - 1] if reply.value else None
 
-    async def compute_by_choice(self, question: str, evidence: Evidence,
-                                lookup: Callable[[str], list[EvidenceItem]] | None) -> tuple[list[EvidenceItem], Attempt]:
+    async def compute_by_choice(self, question: str, evidence: Evidence, lookup: Lookup | None
+                                ) -> tuple[list[EvidenceItem], Attempt]:
         """Program of thought in small jobs: the model plans the computation from the question alone
         (named quantities, one expression); each quantity is searched for (its row may be on another
         page than the question's best evidence) and chosen among the evidence's numbers like a lookup;
@@ -201,7 +202,8 @@ class Reader:
             return [], Attempt(ok=False, reason=f"unparseable plan: {reply.error}")
         used = set(re.findall(r"[a-z_][a-z0-9_]*", reply.value.expression))
         planned = reply.value.quantities  # each named once, and only those the expression uses
-        quantities = [q for n, q in enumerate(planned) if q.name in used and q.name not in {p.name for p in planned[:n]}]
+        quantities = [q for n, q in enumerate(planned)
+                      if q.name in used and q.name not in {p.name for p in planned[:n]}]
         chosen: list[Candidate] = []
         for q in quantities:
             about = q.label if asked_years(q.label) else f"{q.label} {' '.join(sorted(asked_years(question)))}"
@@ -333,7 +335,8 @@ def verify(info: QuestionInfo, answer: Any, cited: list[EvidenceItem], items: li
     values = [str(v).strip() for v in values if str(v).strip()]
     if not values:
         return Attempt(ok=False, reason="empty answer")
-    shown = json.dumps(values, ensure_ascii=False) if isinstance(answer, list) else values[0]  # a list literal, as scored
+    # a list as a literal: the benchmark's rules parse a list answer that way
+    shown = json.dumps(values, ensure_ascii=False) if isinstance(answer, list) else values[0]
     if info.answer_type in ("yes_no", "choice"):  # an option of the question, decided by the cited line
         return Attempt(ok=bool(cited), value=values[0], cited=[c.id for c in cited])
     if info.answer_type == "text" and len(values[0]) < 3 and to_number(values[0]) is None:
