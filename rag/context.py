@@ -48,10 +48,10 @@ class Evidence(BaseModel):
 
     def add(self, items: list[EvidenceItem]) -> list[EvidenceItem]:
         """More evidence found while reading, numbered after the rest; lines already here are not repeated."""
-        seen = {" ".join(i.text.lower().split()) for i in self.items}
+        seen = {same_text(i.text) for i in self.items}
         added = []
         for item in items:
-            key = " ".join(item.text.lower().split())
+            key = same_text(item.text)
             if key and key not in seen:
                 seen.add(key)
                 added.append(item.model_copy(update={"id": f"E{len(self.items) + len(added) + 1}"}))
@@ -117,7 +117,7 @@ def build(items: list[EvidenceItem], count_tokens: Callable[[str], int], budget:
     """Number the items in rank order (duplicates dropped) until the token budget is spent."""
     kept, seen = [], set()
     for item in items:
-        key = " ".join(item.text.lower().split())
+        key = same_text(item.text)
         if not key or key in seen:
             continue
         cost = count_tokens(item.text) + 8  # the id, page and kind in front of it
@@ -127,6 +127,11 @@ def build(items: list[EvidenceItem], count_tokens: Callable[[str], int], budget:
         seen.add(key)
         kept.append(item.model_copy(update={"id": f"E{len(kept) + 1}"}))
     return Evidence(items=kept, many_files=many_files, best_last=best_last)
+
+
+def same_text(text: str) -> str:
+    """What makes two evidence lines the same line: their words, whatever the case and spacing."""
+    return " ".join(text.lower().split())
 
 
 def split_text(text: str, limit: int = MAX_ITEM_CHARS) -> list[str]:

@@ -207,7 +207,7 @@ class Reader:
         chosen: list[Candidate] = []
         for q in quantities:
             about = q.label if asked_years(q.label) else f"{q.label} {' '.join(sorted(asked_years(question)))}"
-            if lookup is not None:
+            if lookup is not None and self.settings.lookup_k:
                 evidence.add(lookup(about)[: self.settings.lookup_k])
             found = await self.choose(evidence.items, about, False, prompts.CHOOSE_OPERAND.format,
                                       frozenset(c[:2] for c in chosen), question=question, label=q.label)
