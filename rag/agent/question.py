@@ -85,7 +85,9 @@ def answer_type(question: str) -> AnswerType:
         return "list"
     if re.search(r"\bhow (many|much)\b|\b(which|what) (year|month|date|day|number|amount|percentage|share)\b", q, re.I):
         return "number"
-    if re.search(r"(^|[,;:?]\s*)(?:(?:in|for|of|at|to|from|by) )?(which|who|whom|whose)\b", q[:60], re.I):  # a name, even when it mentions a percentage
+    # a name, even when it mentions a percentage; late in a long question only "…, which X"
+    if re.search(r"(^|[,;:?]\s*)(?:(?:in|for|of|at|to|from|by) )?(which|who|whom|whose)\b", q[:60], re.I) or \
+            re.search(r"[,;:?.]\s*which\b", q, re.I):
         return "text"
     if _NUMBER.search(q):
         return "number"
