@@ -208,7 +208,7 @@ def status_label(event: HopEvent) -> str | None:
     if isinstance(event, EvidencePicked):
         return f"Picked {', '.join(event.ids)}; reading the answer …"
     if isinstance(event, Waiting):
-        return f"Hop {event.hop}: {queue_text(event.ahead)} …"
+        return f"Hop {event.hop}: {queue_text(event.ahead)} …" if event.hop else f"{queue_text(event.ahead)} …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

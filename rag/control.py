@@ -86,10 +86,12 @@ class QueueTimeOff:
 _END = object()
 
 
-async def controlled(handler, control: RunControl, waiting: Callable[[int, float], Any]) -> AsyncIterator:
+async def controlled(handler, control: RunControl, waiting: Callable[[int, float], Any],
+                     ahead_now: int = 0) -> AsyncIterator:
     """A workflow run's events as they come, with the model queue's news merged in (made into events
     by `waiting`), and the run cancelled as soon as `control` is stopped (a remote model, or a search,
-    has no queue to leave)."""
+    has no queue to leave). `ahead_now`, the questions with the model when this one is asked, is told
+    at once: the run searches before it needs the model, and its asker should know the wait to come."""
     news: asyncio.Queue = asyncio.Queue()
     loop = asyncio.get_running_loop()
 
@@ -111,6 +113,8 @@ async def controlled(handler, control: RunControl, waiting: Callable[[int, float
             await handler.cancel_run()
 
     control.on_queue = tell
+    if ahead_now:
+        control.queue_position(ahead_now)
     tasks = [asyncio.create_task(pump()), asyncio.create_task(stop_when_asked())]
     try:
         while (event := await news.get()) is not _END:

@@ -126,7 +126,7 @@ def summarize(path: Path) -> RunSummary:
     latency = (answer["t_start"] - start["t_start"]) if start and answer else None
     return RunSummary(
         run_id=path.stem, path=str(path), started=spans[0]["start_time"] if spans else None,
-        question=start["question"] if start else "", hops=sum(e["kind"] == "hop_end" for e in events),
+        question=start["question"] if start else "", hops=len({e["hop"] for e in events if e["kind"] == "hop_end"}),
         latency_s=round(latency, 2) if latency is not None else None,
         prompt_tokens=sum(e["prompt_tokens"] for e in llm), completion_tokens=sum(e["completion_tokens"] for e in llm),
         status="error" if any(e["kind"] == "error" for e in events) else (

@@ -25,7 +25,7 @@ from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
-from rag.models.llm import for_run
+from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
 from rag.records import SearchResult
 from rag.trace import TraceWriter, redact
@@ -128,7 +128,7 @@ async def stream_answer(
     deadline = asyncio.timeout(settings.timeout_s)
     queue_time_off = QueueTimeOff(deadline)  # waiting for the model is the other questions' time
     try:
-        async with deadline, contextlib.aclosing(controlled(handler, control, recorder.waiting)) as events:
+        async with deadline, contextlib.aclosing(controlled(handler, control, recorder.waiting, model_load(llm))) as events:
             async for event in events:
                 queue_time_off.see(event)
                 if isinstance(event, HopEvent):
@@ -242,17 +242,19 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
     start = events[0]
     answer = next(e for e in reversed(events) if isinstance(e, AnswerEvent))
     llm_calls = [e for e in events if isinstance(e, LLMCall)]
-    hops = [
+    ends = [e for e in events if isinstance(e, HopEnd)]
+    hops = [  # a hop retried in other words ends twice: its last end holds both searches' hits
         HopSummary(
-            hop=e.hop, query=e.query, modality=e.modality, retrieval_ms=e.retrieval_ms,
+            hop=e.hop, query=e.query, modality=e.modality,
+            retrieval_ms=round(sum(x.retrieval_ms for x in ends if x.hop == e.hop), 1),
             llm_ms=sum(c.llm_ms for c in llm_calls if c.hop == e.hop),
             fragments=[{"id": h.fragment.id, "page": h.fragment.page, "score": round(h.score, 4),
                         "text": h.fragment.text, "file": h.fragment.file, "modality": h.fragment.modality}
                        for h in e.hits],
         )
-        for e in events if isinstance(e, HopEnd)
+        for e in {x.hop: x for x in ends}.values()
     ]
-    first_hop = next((e for e in events if isinstance(e, HopEnd)), None)
+    first_hop = ends[0] if ends else None
     error = next((e.message for e in events if isinstance(e, ErrorEvent)), None)
     return AgentAnswer(
         run_id=start.run_id, question=question, answer=answer.answer, short_answer=answer.short_answer,

@@ -68,40 +68,50 @@ class SearchTools:
                 for name, fn in methods.items()]
 
     async def hop(self, query: str, modality: str, why: str) -> str:
-        """One search hop: announce it, search off the event loop, retry low scores once."""
+        """One search hop: announce it, search off the event loop and show what it found; then, when the
+        scores are low, retry once with a paraphrase. That is a model call, which may wait in the model's
+        queue, so the first results are on screen before it."""
         state = self.state
         state.hops += 1
-        hop = state.hops
-        self.emit(HopStart(run_id=state.run_id, hop=hop, query=query, modality=modality, why=why))
-        t0, start = time.perf_counter(), time.time()
+        self.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
         if modality == "outline":
             state.outline_docs.append(query)
-            result = SearchResult(query=query, route=["outline"], hits=[])
-        else:
-            result = await asyncio.to_thread(self.search, query, modality)
-        hits = result.hits
+            hits, new_ids = [], ["outline"]
+            self.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, new_ids, time.time()))
+            return observation(state, hits, new_ids)
+        start = time.time()
+        result = await asyncio.to_thread(self.search, query, modality)
         state.last_route = list(result.route)
+        hits, new_ids = result.hits, state.remember(result.hits)
+        self.emit(self.hop_end(result, modality, new_ids, start))
         if hits and _best(hits) < state.settings.low_score and not state.info.structural:  # the outline answers those
-            hits = await self._paraphrase_retry(query, modality, hits)
-        new_ids = state.remember(hits) if modality != "outline" else ["outline"]
-        self.emit(HopEnd(
-            run_id=state.run_id, hop=hop, query=query, modality=modality, route=list(result.route), hits=hits,
-            new_ids=new_ids, retrieval_ms=round((time.perf_counter() - t0) * 1000, 1), timings_ms=result.timings_ms,
-            t_start=start, t_end=time.time(),
-        ))
+            start = time.time()
+            if retried := await self._paraphrase_retry(query, modality, hits):
+                more = state.remember(retried.hits)
+                state.last_new_ids = new_ids = new_ids + more
+                hits = retried.hits
+                self.emit(self.hop_end(retried, modality, more, start))
         return observation(state, hits, new_ids)
 
-    async def _paraphrase_retry(self, query: str, modality: str, hits: list[Hit]) -> list[Hit]:
+    def hop_end(self, result: SearchResult, modality: str, new_ids: list[str], start: float) -> HopEnd:
+        return HopEnd(run_id=self.state.run_id, hop=self.state.hops, query=result.query, modality=modality,
+                      route=list(result.route), hits=result.hits, new_ids=new_ids,
+                      retrieval_ms=round((time.time() - start) * 1000, 1), timings_ms=result.timings_ms,
+                      t_start=start, t_end=time.time())
+
+    async def _paraphrase_retry(self, query: str, modality: str, hits: list[Hit]) -> SearchResult | None:
+        """The hop searched again in other words; the result holds both searches' hits, best first."""
         text = (await self.complete(prompts.PARAPHRASE.format(query=query), "paraphrase")).strip()
         paraphrased = text.splitlines()[0].strip(' "') if text else ""
         if not paraphrased or paraphrased.lower() == query.lower():
-            return hits
+            return None
         self.emit(Paraphrase(run_id=self.state.run_id, hop=self.state.hops, original=query,
                              paraphrased=paraphrased, best_score=_best(hits)))
         retry = await asyncio.to_thread(self.search, paraphrased, modality)
         merged = {h.fragment.id: h for h in hits + retry.hits}
         limit = max(len(hits), len(retry.hits))
-        return sorted(merged.values(), key=lambda h: h.order, reverse=True)[:limit]
+        return retry.model_copy(update={"query": query,
+                                        "hits": sorted(merged.values(), key=lambda h: h.order, reverse=True)[:limit]})
 
 
 def observation(state: RunState, hits: list[Hit], new_ids: list[str]) -> str:

@@ -166,6 +166,12 @@ def for_run(llm: LLM, control: RunControl) -> LLM:
     return llm.for_run(control) if hasattr(llm, "for_run") else llm
 
 
+def model_load(llm: LLM) -> int:
+    """Questions with the embedded model now; a remote server's queue is not ours to see (0)."""
+    queue = getattr(llm, "queue", None)
+    return queue.load if isinstance(queue, ModelQueue) else 0
+
+
 def provider(settings: Settings) -> str:
     if os.environ.get("OPENAI_BASE_URL"):
         return "openai-compatible"
