@@ -16,6 +16,10 @@ from rag.agent.question import analyse, answer_type, grounding_names, missing_na
     ("Please list the F1 scores for each dataset.", "list"),
     ("How many strategies are plotted for each stage, respectively? Write the answer in list format.", "list"),
     ("How does the company record merchandise inventories?", "text"),
+    ("According to the survey, among households grouped by their current finances, which group holds the highest "
+     "percentage expecting things to get worse?", "text"),
+    ("What is the percentage gap between the youngest and the oldest group that disapproves of the president, who "
+     "spoke last?", "number"),
 ])
 def test_answer_type_is_predicted_from_the_question(question, kind):
     assert answer_type(question) == kind
