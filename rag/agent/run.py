@@ -127,8 +127,9 @@ async def stream_answer(
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
     queue_time_off = QueueTimeOff(deadline)  # waiting for the model is the other questions' time
+    events = controlled(handler, control, recorder.waiting, model_load(llm))
     try:
-        async with deadline, contextlib.aclosing(controlled(handler, control, recorder.waiting, model_load(llm))) as events:
+        async with deadline, contextlib.aclosing(events):
             async for event in events:
                 queue_time_off.see(event)
                 if isinstance(event, HopEvent):

@@ -76,9 +76,9 @@ class SearchTools:
         self.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
         if modality == "outline":
             state.outline_docs.append(query)
-            hits, new_ids = [], ["outline"]
-            self.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, new_ids, time.time()))
-            return observation(state, hits, new_ids)
+            self.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, ["outline"],
+                                   time.time()))
+            return observation(state, [], ["outline"])
         start = time.time()
         result = await asyncio.to_thread(self.search, query, modality)
         state.last_route = list(result.route)
