@@ -60,3 +60,13 @@ def test_an_option_is_mentioned_when_most_of_its_words_are():
     text = "Foreign-born Latinos were 795 of the sample; 1,051 cell phone interviews; landline interviews."
     assert missing_options(["Foreign born Latinos", "the Latinos interviewed by cellphone"], text) == []
     assert missing_options(["Martian settlers", "Latinos by landline"], text) == ["Martian settlers"]
+
+
+def test_a_proper_name_of_several_words_must_stand_as_a_phrase():
+    text = "Florida Department of Health. The Department funds research in Science and Technology."
+    asked = grounding_names("What is the address of Florida Department of Science?")
+    assert "Florida Department of Science" in asked
+    assert missing_names(asked, text) == ["Florida Department of Science"], "each word is there, the name is not"
+    assert missing_names(grounding_names("Who heads the Florida Department of Health?"), text) == []
+    measure = "What is the Return on Capital Employed for fiscal 2023? Round to two decimal places."
+    assert "Return on Capital Employed" not in grounding_names(measure), "a computed measure is the asker's name"

@@ -41,6 +41,8 @@ _MONTH_YEAR = re.compile(rf"\b(?:{'|'.join(_MONTHS)})\.?\s+(?:1[89]\d\d|20\d\d)\
 _NUMBERED = re.compile(r"\b(?:figure|fig\.|table|section|chapter|appendix|exhibit)\s+(?:[A-Z]|\d+(?:\.\d+)*)\b", re.I)
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*\b")
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z][\w-]*")
+# A proper name of several words ("Florida Department of Health"): the documents must hold it as a phrase.
+_PROPER_NAME = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z][\w-]*(?:\s+(?:(?:of|and|for|the)\s+)?[A-Z][a-z][\w-]*)+")
 _QUOTED = re.compile(r"\"([^\"]{3,60})\"|“([^”]{3,60})”|‘([^’]{3,60})’|(?<!\w)'([^']{3,60})'(?!\w)")
 _EXAMPLE = re.compile(r"\b(?:e\.g\.,?|for example:?)\s*(\[[^\]]*\]|\"[^\"]*\"|\S+)", re.I)
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)\d\d)\b")
@@ -136,6 +138,8 @@ def grounding_names(question: str) -> list[str]:
     if sum(c.isupper() for c in q) < 0.5 * sum(c.isalpha() for c in q):  # a question in capitals names nothing
         names += _ACRONYM.findall(q)
         names += [w.removesuffix("'s") for w in _CAPITALISED.findall(q.strip())]
+        if not needs_computation(q):  # a computed measure ("Return on Capital Employed") is named by the asker
+            names += [p.removesuffix("'s") for p in _PROPER_NAME.findall(q.strip())]
     return list(dict.fromkeys(n for n in names if n not in _NOT_NAMES and n.lower() not in _MONTHS
                               and n.lower() not in STOPWORDS))
 
