@@ -80,3 +80,9 @@ def test_page_rows_are_offered_only_when_no_number_of_the_evidence_fits():
     result, evidence, calls, _ = read_with_first_option(question, ["Gross profit in fiscal 2023 was $9.9 billion."])
     assert result.value == "$9.9" and result.picked == ["E1"] and evidence.ids == ["E1"]
     assert "Revenue" not in calls[0], "the evidence's own number fits: no page rows among the options"
+
+
+def test_a_value_in_a_list_is_labelled_by_its_own_item_only():
+    chart = item("Older adults online. In the chart: Use SNS: 27%; Do not go online: 41%; Go online, no SNS: 32%")
+    labels = {o.value: o.context for o in number_options([chart], "What percentage do not go online?")}
+    assert labels["41%"] == "Do not go online: […]" and "Do not go online" not in labels["27%"] + labels["32%"]

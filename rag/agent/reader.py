@@ -46,6 +46,7 @@ _NOT_WHAT = {"fiscal", "year", "ended", "ending", "end", "quarter", "month", "mi
              "percent", "percentage", "answer", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
              "nov", "dec", "january", "february", "march", "april", "june", "july", "august", "september",
              "october", "november", "december"}
+_ITEM_BREAK = re.compile(r"[;|]")
 _COUNTED = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
 _PERCENT = re.compile(r"%|\bper ?cent(?:age)?s?\b|\bshare of\b|\bproportion\b", re.I)
 _CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 1000}  # for averages, percentages and units, not evidence
@@ -469,8 +470,11 @@ def row_cells(row: str) -> list[tuple[str, str]]:
 
 
 def _around(text: str, start: int, end: int, before: int = 50, after: int = 50) -> str:
+    """The words around a number, within its own item of a list ("A: 27%; B: 41%" labels 41% with "B" only):
+    a neighbour's label next to this value reads as this value's label to a small model."""
     left = text[max(0, start - before):start].split(" ", 1)[-1] if start > before else text[:start]
     right = text[end:end + after].rsplit(" ", 1)[0] if len(text) > end + after else text[end:]
+    left, right = _ITEM_BREAK.split(left)[-1], _ITEM_BREAK.split(right)[0]
     return " ".join(f"{left}[…]{right}".split())
 
 
