@@ -105,7 +105,7 @@ class Workspace:
             return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
         try:
             kept = unlocked_copy(data, password) if password else data
-            self.store.add(parsed, kept, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
+            self.store.add(parsed, kept, progress=progress)
             with timed(parsed.timings, "bm25"):
                 self.retriever.warm()
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch

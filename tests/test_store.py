@@ -101,3 +101,28 @@ def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_m
     assert workspace.store.get(report.doc_id).status == "indexing"
     again = workspace.ingest(SMALL, PEW)
     assert again.status == "error" and "being indexed" in again.error
+
+
+class _CountingEmbedding(MockEmbedding):
+    texts: list = []
+
+    def _get_text_embeddings(self, texts):
+        self.texts.extend(texts)
+        return super()._get_text_embeddings(texts)
+
+
+def test_each_distinct_text_is_embedded_once_and_every_fragment_is_written(tmp_path):
+    model = _CountingEmbedding(embed_dim=8, model_name="m", texts=[])
+    ws = Workspace(local_settings(tmp_path), embed_model=model)
+    stages = []
+    report = ws.ingest(pages_of("PIP_Seniors-and-Tech-Use_040314.pdf", [8, 9, 10]), "seniors.pdf",
+                       progress=lambda stage, done, total: stages.append((stage, done, total)))
+    assert report.status == "ingested" and _counts(ws) == report.fragments
+    assert len(model.texts) == len(set(model.texts)), "a repeated line is embedded once"
+    texts = ws.store.collections["text"].get()["documents"] + ws.store.collections["table"].get()["documents"]
+    assert len(set(texts)) < len(texts), "the pages do repeat lines; each copy is still a fragment"
+    assert set(texts) <= set(model.texts)
+    embedded = [(done, total) for stage, done, total in stages if stage == "embed"]
+    written = [(done, total) for stage, done, total in stages if stage == "write"]
+    assert embedded[-1][0] == embedded[-1][1] == len(model.texts)
+    assert written[-1][0] == written[-1][1] == sum(report.fragments.values()) + 3, "fragments and 3 pages"
