@@ -259,6 +259,8 @@ def embed_texts(model: BaseEmbedding, texts: list[str], batch: int, seconds: dic
     labels), and texts of similar length batched together pad less: about twice the throughput."""
     vectors = dict(known or {})
     todo = sorted({t for t in texts if t not in vectors}, key=len)
+    if progress and not todo:
+        progress(0, 0)
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
         with timed(seconds, "embed"):
@@ -266,6 +268,32 @@ def embed_texts(model: BaseEmbedding, texts: list[str], batch: int, seconds: dic
         if progress:
             progress(start + len(chunk), len(todo))
     return vectors
+
+
+class EarlyEmbedder:
+    """Embeds the texts of pages parsed so far while worker processes parse the rest, so that both
+    cores work. Texts wait until a few batches' worth are there: batches still sort by length."""
+
+    def __init__(self, model: BaseEmbedding, batch: int, progress: Callable[[str, int, int], None] | None = None):
+        self.model, self.batch, self.progress = model, batch, progress
+        self.vectors: dict[str, list[float]] = {}
+        self.seconds: dict[str, float] = {}
+        self._waiting: list[str] = []
+        self._seen: set[str] = set()
+        self._parsed = 0
+
+    def add(self, part: ParsedDocument, pages: int) -> None:
+        texts = [f.text for f in part.fragments] + [t for t in part.search_texts.values() if t.strip()]
+        self._seen.update(texts)
+        self._waiting += texts
+        self._parsed += part.pages
+        if len(self._waiting) < 4 * self.batch:
+            return
+        self.vectors = embed_texts(self.model, self._waiting, self.batch, self.seconds, known=self.vectors)
+        self._waiting = []
+        if self.progress:  # the total is a guess until every page is parsed
+            expected = round(len(self._seen) * pages / max(self._parsed, 1))
+            self.progress("embed", len(self.vectors), max(expected, len(self.vectors)))
 
 
 def page_id(doc_id: str, page: int) -> str:

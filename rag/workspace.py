@@ -19,7 +19,7 @@ from rag.ingest.pdf import unlocked_copy
 from rag.records import IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
-from rag.store import Store
+from rag.store import EarlyEmbedder, Store
 from rag.timing import timed
 from rag.trace import redact
 
@@ -96,16 +96,16 @@ class Workspace:
                 doc_id=existing.doc_id, file=existing.file, pages=existing.pages,
                 fragments=existing.fragments, status="skipped",
             )
+        early = EarlyEmbedder(self.embed_model, self.settings.ingest.embed_batch, progress)
         try:
-            parsed = parse_pdf(
-                data, file, self.settings.ingest,
-                progress=progress, password=password,
-            )
+            parsed = parse_pdf(data, file, self.settings.ingest, progress=progress, password=password,
+                               on_part=early.add)
         except IngestError as exc:
             return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+        parsed.timings["embed"] = early.seconds.get("embed", 0.0)
         try:
             kept = unlocked_copy(data, password) if password else data
-            self.store.add(parsed, kept, progress=progress)
+            self.store.add(parsed, kept, _counting_on(progress, len(early.vectors)), vectors=early.vectors)
             with timed(parsed.timings, "bm25"):
                 self.retriever.warm()
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
@@ -151,6 +151,14 @@ class Workspace:
 
 
 _MAX_WARNINGS = 10
+
+
+def _counting_on(progress: IngestProgress | None, embedded: int) -> IngestProgress | None:
+    """The store counts the texts it embeds itself; the bar counts those embedded during parsing too."""
+    if progress is None:
+        return None
+    return lambda stage, done, total: progress(stage, done + embedded, total + embedded) if stage == "embed" \
+        else progress(stage, done, total)
 
 
 def _warnings(parsed: ParsedDocument) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
@@ -40,7 +41,10 @@ def parse_pdf(
     settings: IngestSettings,
     progress: Progress | None = None,
     password: str | None = None,
+    on_part: Callable[[ParsedDocument, int], None] | None = None,
 ) -> ParsedDocument:
+    """`on_part(part, pages)` hears each group of pages parsed in worker processes as it arrives,
+    while the workers go on: the caller can embed them meanwhile."""
     checks: list[str] = []
     with open_pdf(data, settings.max_file_mb, password) as doc:
         pages = doc.page_count
@@ -49,7 +53,7 @@ def parse_pdf(
     job = (data, password, file, settings, to_read)
     try:
         if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
-            return _finish(parse_in_workers(parsed, job, settings.workers, progress), to_read, progress)
+            return _finish(parse_in_workers(parsed, job, settings.workers, progress, on_part), to_read, progress)
     except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
         _POOLS.pop(settings.workers, None)
         parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[], warnings=checks)
@@ -67,7 +71,8 @@ def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | Non
     return parsed
 
 
-def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None) -> ParsedDocument:
+def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None,
+                     on_part: Callable[[ParsedDocument, int], None] | None = None) -> ParsedDocument:
     """Pages in chunks over worker processes: parsing is single-threaded, and there are two cores."""
     chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
               for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
@@ -83,6 +88,8 @@ def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress:
             progress("parse", done, parsed.pages)
             if part.ocr_pages:
                 progress("ocr", read, len(to_read))
+        if on_part:
+            on_part(part, parsed.pages)
     for future in futures:  # in page order
         parsed.add(future.result())
     return parsed
