@@ -53,15 +53,17 @@ def ingest_bar(name: str, enabled: bool = True) -> Iterator:
         yield None
         return
     estimate = IngestEstimate()
-    bar = tqdm(total=100, desc=name[:30], bar_format="{desc} {percentage:3.0f}%|{bar}| {postfix}", leave=False)
+    name = name[:30]
+    bar = tqdm(total=100, desc=name, bar_format="{percentage:3.0f}%|{bar}| {desc}", leave=False)
 
     def progress(stage: str, done: int, total: int) -> None:
         if stage == "ocr":
-            bar.set_postfix_str(f"reading page {done + 1} of {total} with OCR" if done < total else "")
+            if done < total:
+                bar.set_description_str(f"{name}: reading page {done + 1} of {total} with OCR")
             return
         estimate(stage, done, total)
         bar.update(round(100 * estimate.share()) - bar.n)
-        bar.set_postfix_str(estimate.text())
+        bar.set_description_str(f"{name}: {estimate.text()}")
 
     try:
         yield progress
