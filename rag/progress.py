@@ -16,7 +16,7 @@ _WEIGHTS = {"parse": 0.5, "embed": 0.4, "write": 0.1}
 
 
 class IngestEstimate:
-    """Fed the progress(stage, done, total) calls of one ingestion; says how far it is and how long is left."""
+    """Fed the progress(stage, done, total) calls of one ingestion: how far it is, how long is left."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock, self.start = clock, clock()
@@ -27,7 +27,8 @@ class IngestEstimate:
         self.done[stage], self.total[stage] = done, total
 
     def share(self) -> float:
-        return sum(w * min(self.done.get(s, 0) / max(self.total.get(s, 0), 1), 1.0) for s, w in _WEIGHTS.items())
+        return sum(w * min(self.done.get(s, 0) / max(self.total.get(s, 0), 1), 1.0)
+                   for s, w in _WEIGHTS.items())
 
     def seconds_left(self) -> float | None:
         share, elapsed = self.share(), self.clock() - self.start

@@ -173,8 +173,8 @@ class Store:
         items = [(f.modality, f.text, f) for f in parsed.fragments]
         items += [(PAGES, text, page) for page, text in sorted(parsed.search_texts.items()) if text.strip()]
         embed = (lambda d, n: progress("embed", d, n)) if progress else None
-        vectors = embed_texts(self.embed_model, [text for _, text, _ in items], self.settings.ingest.embed_batch,
-                              parsed.timings, embed, vectors)
+        texts, batch = [text for _, text, _ in items], self.settings.ingest.embed_batch
+        vectors = embed_texts(self.embed_model, texts, batch, parsed.timings, embed, vectors)
         written = 0
         for name, store in self.vector_stores.items():
             nodes = [
@@ -274,7 +274,8 @@ class EarlyEmbedder:
     """Embeds the texts of pages parsed so far while worker processes parse the rest, so that both
     cores work. Texts wait until a few batches' worth are there: batches still sort by length."""
 
-    def __init__(self, model: BaseEmbedding, batch: int, progress: Callable[[str, int, int], None] | None = None):
+    def __init__(self, model: BaseEmbedding, batch: int,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         self.model, self.batch, self.progress = model, batch, progress
         self.vectors: dict[str, list[float]] = {}
         self.seconds: dict[str, float] = {}

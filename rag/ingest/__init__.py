@@ -53,7 +53,8 @@ def parse_pdf(
     job = (data, password, file, settings, to_read)
     try:
         if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
-            return _finish(parse_in_workers(parsed, job, settings.workers, progress, on_part), to_read, progress)
+            parsed = parse_in_workers(parsed, job, settings.workers, progress, on_part)
+            return _finish(parsed, to_read, progress)
     except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
         _POOLS.pop(settings.workers, None)
         parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[], warnings=checks)
@@ -105,7 +106,7 @@ def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestS
                 progress("ocr", to_read.index(page_no), len(to_read))
             try:
                 fragments, tables = _parse_page(doc[page_no - 1], page_no, part, settings, page_no in to_read)
-            except Exception as exc:  # one damaged page, or an OCR failure, should not cost the whole document
+            except Exception as exc:  # one damaged page, or an OCR failure, should not cost the document
                 part.bad_pages.append(page_no)
                 part.warnings.append(f"page {page_no}: {_page_failure(exc)}")
                 continue
@@ -139,7 +140,8 @@ def _needs_ocr(page: pymupdf.Page, warnings: list[str]) -> bool:
     try:
         return ocr.needs_ocr(page)
     except Exception as exc:  # the page is still read from its text layer
-        warnings.append(f"page {page.number + 1}: the check for OCR failed, read without OCR ({failure(exc)})")
+        warnings.append(f"page {page.number + 1}: the check for OCR failed, read without OCR "
+                        f"({failure(exc)})")
         return False
 
 

@@ -165,7 +165,8 @@ def _parse_table(tab, words: list[Word]) -> tuple[list[str], Grid, list[BBox]] |
         return None
     header = [name or f"col{k + 1}" for k, name in enumerate(header[j] for j in keep)]
     boxes = row_boxes[n_header:]
-    rows, boxes = fold_label_rows([[row[j] for j in keep] for row in rows], boxes, _indents(tab, boxes, words))
+    rows = [[row[j] for j in keep] for row in rows]
+    rows, boxes = fold_label_rows(rows, boxes, _indents(tab, boxes, words))
     return (header, rows, boxes) if rows else None
 
 
