@@ -75,11 +75,11 @@ def test_the_days_of_a_date_range_are_no_options():
     assert [o.value for o in number_options([item(text)], "How many adults rated them poor?")] == ["541"]
 
 
-def test_page_rows_are_offered_only_when_no_number_of_the_evidence_fits():
+def test_page_rows_are_offered_only_when_one_of_them_ranks_first():
     question = "What was the gross profit in fiscal 2023?"
     result, evidence, calls, _ = read_with_first_option(question, ["Gross profit in fiscal 2023 was $9.9 billion."])
     assert result.value == "$9.9" and result.picked == ["E1"] and evidence.ids == ["E1"]
-    assert "Revenue" not in calls[0], "the evidence's own number fits: no page rows among the options"
+    assert "Revenue" not in calls[0], "the evidence's own number ranks first: no page rows among the options"
 
 
 def test_a_value_in_a_list_is_labelled_by_its_own_item_only():

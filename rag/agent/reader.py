@@ -187,12 +187,11 @@ class Reader:
     async def choose(self, items: list[EvidenceItem], rows: list[EvidenceItem], about: str, count: bool,
                      prompt: Callable[..., str], exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
         """One number of the evidence, chosen by the model among the options whose labels best match
-        `about`: not the year it asks about, nor a value labelled only by another year. When no number of
-        the evidence fits, the options come from the leading pages' rows too (more options mislead a small
-        model, so only then)."""
-        options = number_options(items, about, count, exclude)
-        if rows and not (options and all(fits(options[0], about))):
-            options = number_options(items + rows, about, count, exclude)
+        `about`: not the year it asks about, nor a value labelled only by another year. The leading pages'
+        rows are options only when one of them ranks first (more options mislead a small model)."""
+        options = number_options(items + rows, about, count, exclude)
+        if options and options[0].item.id:
+            options = [o for o in options if o.item.id]
         options = options[: self.settings.max_options]
         if not options:
             return None
