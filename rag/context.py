@@ -90,18 +90,6 @@ def page_lines(doc_id: str, file: str, page: int, text: str, score: float = 1.0)
             for p in join_short_lines(text.splitlines())]
 
 
-def page_rows(doc_id: str, file: str, page: int, text: str) -> list[EvidenceItem]:
-    """A page's text as items to find numbers in: its table rows ("Label | Header: value | …") one by one,
-    the rest in joined lines."""
-    items, loose = [], []
-    for line in text.splitlines():
-        if " | " in line and ": " in line:
-            items.append(EvidenceItem(text=line.strip(), kind="table", doc_id=doc_id, file=file, page=page))
-        else:
-            loose.append(line)
-    return page_lines(doc_id, file, page, "\n".join(loose), 0.0) + items
-
-
 def rerank(items: list[EvidenceItem], terms: list[str], k: int = 10) -> list[EvidenceItem]:
     """Fuse the retrieval's order with how much of the question each item holds (rarer words and
     numbers count more), by reciprocal rank: the line that names the row and the year asked for

@@ -100,9 +100,6 @@ class ReaderSettings(BaseModel):
     # A number question is a multiple choice among this many numbers of the evidence, each shown with
     # its row and column or the words around it (0: pick a line, then a number in it).
     max_options: int = 8
-    # The whole text of this many leading pages is searched for options too; they are offered when one of
-    # them ranks first (a page line is numbered into the evidence once its number is chosen).
-    option_pages: int = 2
     # Pages the question names, and for questions about the document's structure its outline.
     outline: bool = True
     outline_lines: int = 60

@@ -25,15 +25,14 @@ from pydantic import BaseModel, Field, create_model
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
 from rag.agent.question import QuestionInfo, missing_names, missing_options
-from rag.context import Evidence, EvidenceItem, same_text
+from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
 from rag.settings import ReaderSettings
 
 NOT_ANSWERABLE = "Not answerable"
 _NUMBER = re.compile(r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|-?\.\d+%?")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:\s*[-–]\s*(?:{_MONTH}\s+)?\d{{1,2}})?,?\s+(?:19|20)\d\d\b"
-                   rf"|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)  # "April 25-May 1, 2018" too: its days are no values
+_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
@@ -41,14 +40,6 @@ _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
 _DECIMALS = re.compile(r"\b(\d+|one|two|three|four)\s+decimal", re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
-# Words that say when or in what unit, not what: a label matching only these is not the thing asked for.
-_NOT_WHAT = {"fiscal", "year", "ended", "ending", "end", "quarter", "month", "million", "billion", "thousand",
-             "percent", "percentage", "answer", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-             "nov", "dec", "january", "february", "march", "april", "june", "july", "august", "september",
-             "october", "november", "december"}
-_ITEM_BREAK = re.compile(r"[;|]")
-_COUNTED = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
-_PERCENT = re.compile(r"%|\bper ?cent(?:age)?s?\b|\bshare of\b|\bproportion\b", re.I)
 _CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 1000}  # for averages, percentages and units, not evidence
 NUMBER_PATTERN = r"^-?\(?[$]?[0-9][0-9,]*([.][0-9]+)?%?\)?$"
 
@@ -77,7 +68,6 @@ class ReaderInput(BaseModel):
     tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
     lookup: Lookup | None = None  # a search for one quantity of a computation
-    page_rows: list[EvidenceItem] = Field(default_factory=list)  # the leading pages' lines, not yet numbered
 
 
 class Attempt(BaseModel):
@@ -116,10 +106,10 @@ class Reader:
         avoid: list[str] = []
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
             if info.answer_type == "number" and not (info.compute and cfg.compute) and cfg.max_options:
-                picked, result = await self.choose_number(question, info, evidence, given.page_rows, avoid, attempt)
+                picked, result = await self.choose_number(question, info, evidence, avoid, attempt)
             elif info.answer_type == "number" and info.compute and cfg.compute and cfg.operand_choice \
                     and cfg.max_options and attempt == 1:
-                picked, result = await self.compute_by_choice(question, evidence, given.page_rows, given.lookup)
+                picked, result = await self.compute_by_choice(question, evidence, given.lookup)
             else:
                 picked = await self.pick(question, info, evidence, avoid, attempt)
                 result = await self.answer(question, info, evidence, picked, given.tables) if picked else None
@@ -168,31 +158,28 @@ class Reader:
                 return attempt
         return attempt
 
-    async def choose_number(self, question: str, info: QuestionInfo, evidence: Evidence, rows: list[EvidenceItem],
-                            avoid: list[str], attempt: int) -> tuple[list[EvidenceItem], Attempt]:
-        """A number question as a multiple choice: every number of the evidence and of the leading pages' rows
-        with what labels it (a row and column, or the words around it). The model's pick is a number and,
-        with it, the line it stands in (numbered into the evidence if it was not); the value is the
-        evidence's own, so it needs no retry."""
+    async def choose_number(self, question: str, info: QuestionInfo, evidence: Evidence, avoid: list[str],
+                            attempt: int) -> tuple[list[EvidenceItem], Attempt]:
+        """A number question as a multiple choice: every number of the evidence with what labels it (a row
+        and column, or the words around it), best evidence first. The model's pick is a number and, with
+        it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
         items = [i for i in evidence.items if i.id not in avoid]
-        chosen = await self.choose(items, rows, question, info.count, prompts.CHOOSE_NUMBER.format, question=question)
-        if chosen:
-            chosen = chosen._replace(item=numbered(evidence, chosen.item))
+        chosen = await self.choose(items, question, info.count, prompts.CHOOSE_NUMBER.format, question=question)
         picked = [chosen.item] if chosen else []
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked]})
         if chosen is None:
             return [], Attempt(ok=False, reason="no number in the evidence")
         return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
 
-    async def choose(self, items: list[EvidenceItem], rows: list[EvidenceItem], about: str, count: bool,
-                     prompt: Callable[..., str], exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
+    async def choose(self, items: list[EvidenceItem], about: str, count: bool, prompt: Callable[..., str],
+                     exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
         """One number of the evidence, chosen by the model among the options whose labels best match
-        `about`: not the year it asks about, nor a value labelled only by another year. The leading pages'
-        rows are options only when one of them ranks first (more options mislead a small model)."""
-        options = number_options(items + rows, about, count, exclude)
-        if options and options[0].item.id:
-            options = [o for o in options if o.item.id]
-        options = options[: self.settings.max_options]
+        `about`: not the year it asks about, nor a value labelled only by another year."""
+        named = asked_years(about)
+        options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
+        if any(named & set(_YEAR.findall(o.context)) for o in options):
+            options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
+        options = rank_candidates(options, about)[: self.settings.max_options]
         if not options:
             return None
         listed = "\n".join(f"{n}. {o.context}: {o.value}" for n, o in enumerate(options, 1))  # as a table reads
@@ -200,8 +187,8 @@ class Reader:
         reply = await self.call("pick evidence", messages(prompt(options=listed, **fields)), model, 16)
         return options[int(reply.value.option) - 1] if reply.value else None
 
-    async def compute_by_choice(self, question: str, evidence: Evidence, rows: list[EvidenceItem],
-                                lookup: Lookup | None) -> tuple[list[EvidenceItem], Attempt]:
+    async def compute_by_choice(self, question: str, evidence: Evidence, lookup: Lookup | None
+                                ) -> tuple[list[EvidenceItem], Attempt]:
         """Program of thought in small jobs: the model plans the computation from the question alone
         (named quantities, one expression); each quantity is searched for (its row may be on another
         page than the question's best evidence) and chosen among the evidence's numbers like a lookup;
@@ -222,11 +209,11 @@ class Reader:
             about = q.label if asked_years(q.label) else f"{q.label} {' '.join(sorted(asked_years(question)))}"
             if lookup is not None and self.settings.lookup_k:
                 evidence.add(lookup(about)[: self.settings.lookup_k])
-            found = await self.choose(evidence.items, rows, about, False, prompts.CHOOSE_OPERAND.format,
+            found = await self.choose(evidence.items, about, False, prompts.CHOOSE_OPERAND.format,
                                       frozenset(c[:2] for c in chosen), question=question, label=q.label)
             if found is None:
                 return [], Attempt(ok=False, reason=f"no number in the evidence for {q.label}")
-            chosen.append(found._replace(item=numbered(evidence, found.item)))
+            chosen.append(found)
         picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked]})
         program = "\n".join([*(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
@@ -329,14 +316,6 @@ class Reader:
                             answer_type=info.answer_type, refused=reason)
 
 
-def numbered(evidence: Evidence, item: EvidenceItem) -> EvidenceItem:
-    """The line a number came from as numbered evidence: itself, the same line already numbered, or a page's
-    line numbered after the rest."""
-    if item.id:
-        return item
-    return next((i for i in evidence.add([item]) + evidence.items if same_text(i.text) == same_text(item.text)), item)
-
-
 def shown(item: EvidenceItem) -> dict:
     """A picked line as events carry it."""
     return item.model_dump(include={"id", "text", "page", "file", "kind", "fragment_id"})
@@ -402,45 +381,18 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
     return list(found.values())
 
 
-def number_options(items: list[EvidenceItem], about: str, count: bool = False,
-                   exclude: frozenset = frozenset()) -> list[Candidate]:
-    """The evidence's numbers ranked as options for `about`: not the year it asks about, nor a value
-    labelled only by another year."""
-    named = asked_years(about)
-    options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
-    if any(named & set(_YEAR.findall(o.context)) for o in options):
-        options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
-    return rank_candidates(options, about)
-
-
 def rank_candidates(options: list[Candidate], question: str) -> list[Candidate]:
-    """The options that fit the question first, then those whose labels say most of what it asks (its
-    words and years, per word of label), then in the evidence's order: a small model often takes the first."""
-    asked = _asked(question)
+    """The options whose labels say most of what the question asks (its words and years, per word of
+    label) first, then in the evidence's order: a small model often takes the first option."""
+    asked = {_stem(w) for w in _LABEL_WORDS.findall(fiscal_as_years(question.lower()))}
     labels = [[_stem(w) for w in _LABEL_WORDS.findall(o.context.lower())] for o in options]
     df = Counter(w for words in labels for w in set(words))
     weight = {w: (2 if w[0].isdigit() else 1) * math.log(1 + len(options) / df[w]) for w in df}
 
-    def score(n: int) -> tuple[bool, bool, float]:
-        matched = set(labels[n]) & asked
-        return *fits(options[n], question), sum(weight[w] for w in matched) / max(len(labels[n]), 1) ** 0.5
+    def score(n: int) -> float:
+        return sum(weight[w] for w in set(labels[n]) & asked) / max(len(labels[n]), 1) ** 0.5
 
     return [options[n] for n in sorted(range(len(options)), key=score, reverse=True)]
-
-
-def fits(option: Candidate, question: str) -> tuple[bool, bool]:
-    """Is the option the kind of number asked for (a percentage for a percentage, not for a count; a year only
-    when one is asked), and does its label name what is asked, not only its time or unit?"""
-    shown_as_percent = "%" in option.value or option.item.kind == "table" and bool(_PERCENT.search(option.context))
-    wanted = True if _PERCENT.search(question) else False if _COUNTED.search(question) else shown_as_percent
-    kind = shown_as_percent == wanted and \
-        (not _YEAR.fullmatch(option.value) or bool(re.search(r"\b(?:year|when)\b", question, re.I)))
-    label = {_stem(w) for w in _LABEL_WORDS.findall(option.context.lower())}
-    return kind, any(not w[0].isdigit() and w not in _NOT_WHAT for w in label & _asked(question))
-
-
-def _asked(question: str) -> set[str]:
-    return {_stem(w) for w in _LABEL_WORDS.findall(fiscal_as_years(question.lower()))}
 
 
 def fiscal_as_years(text: str) -> str:
@@ -469,11 +421,8 @@ def row_cells(row: str) -> list[tuple[str, str]]:
 
 
 def _around(text: str, start: int, end: int, before: int = 50, after: int = 50) -> str:
-    """The words around a number, within its own item of a list ("A: 27%; B: 41%" labels 41% with "B" only):
-    a neighbour's label next to this value reads as this value's label to a small model."""
     left = text[max(0, start - before):start].split(" ", 1)[-1] if start > before else text[:start]
     right = text[end:end + after].rsplit(" ", 1)[0] if len(text) > end + after else text[end:]
-    left, right = _ITEM_BREAK.split(left)[-1], _ITEM_BREAK.split(right)[0]
     return " ".join(f"{left}[…]{right}".split())
 
 

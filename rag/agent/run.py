@@ -23,7 +23,7 @@ from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent
 from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult
 from rag.agent.state import RunState, failure_answer
-from rag.context import EvidenceItem, build, from_hits, page_lines, page_rows, rerank
+from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
@@ -181,12 +181,8 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
         found = found[:2] + build(lines, count_tokens, page_tokens).items + found[2:]
     items += found
     evidence = build(items, count_tokens, cfg.evidence_tokens + page_tokens, state.many_files, cfg.best_last)
-    leading = list(dict.fromkeys((i.doc_id, i.file, i.page) for i in found))[:cfg.option_pages]
-    rows = [row for doc_id, file, page in leading
-            for row in page_rows(doc_id, file, page, store.page_texts(doc_id, [page]).get(page, ""))]
     text = "\n".join("\n".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
-    return ReaderInput(evidence=evidence, document_text=text, tables=table_frames(store, hits), counting=counting,
-                       page_rows=rows)
+    return ReaderInput(evidence=evidence, document_text=text, tables=table_frames(store, hits), counting=counting)
 
 
 def table_frames(store, hits) -> dict:
