@@ -137,9 +137,10 @@ def grounding_names(question: str) -> list[str]:
     names += [next(g for g in m if g) for m in _QUOTED.findall(q) if len(next(g for g in m if g).split()) <= 6]
     if sum(c.isupper() for c in q) < 0.5 * sum(c.isalpha() for c in q):  # a question in capitals names nothing
         names += _ACRONYM.findall(q)
-        names += [w.removesuffix("'s") for w in _CAPITALISED.findall(q.strip())]
+        found = _CAPITALISED.findall(q.strip())
         if not needs_computation(q):  # a computed measure ("Return on Capital Employed") is named by the asker
-            names += [p.removesuffix("'s") for p in _PROPER_NAME.findall(q.strip())]
+            found += _PROPER_NAME.findall(q.strip())
+        names += [w.removesuffix("'s") for w in found]
     return list(dict.fromkeys(n for n in names if n not in _NOT_NAMES and n.lower() not in _MONTHS
                               and n.lower() not in STOPWORDS))
 
