@@ -52,8 +52,10 @@ def test_questions_are_served_in_the_order_asked_and_hear_how_many_are_ahead():
         waiting.append(Asker(queue, served).start())
         until(lambda: queue.load == n + 2)
     until(lambda: [a.heard for a in waiting] == [[1], [2], [3]])
-    for n, asker in enumerate([first, *waiting]):
-        until(lambda: len(served) == n + 1)  # one at a time, so each position is heard
+    for n, asker in enumerate(askers := [first, *waiting]):
+        until(lambda: len(served) == n + 1)
+        # each waiter must hear its new place before the next release, or a slow thread skips one
+        until(lambda: [a.heard[-1] for a in askers[n:]] == list(range(len(askers) - n)))
         asker.release.set()
         asker.thread.join(5)
     assert served == [first, *waiting]
