@@ -102,7 +102,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     pdf.write_bytes(pages_of(PEW, [4, 5, 10, 19]))
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Upload", exact=True).click()
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
-    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"(parsed page|embedded) \d+ of"))
+    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"\d+ of \d+ (pages parsed|texts embedded)"))
     shot(page, "02a-upload-progress")
     report = page.locator('[data-testid="stAlert"]').filter(has_text="pew-4-pages.pdf")
     expect(report).to_contain_text("4 pages", timeout=120_000)
