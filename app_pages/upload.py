@@ -7,26 +7,24 @@ from datetime import datetime
 import streamlit as st
 
 from app_pages.common import MODALITY_LABEL, chart_card, page_image, workspace
+from rag.progress import IngestEstimate
 from rag.records import DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
 
 def ingest_with_progress(ws: Workspace, data: bytes, name: str, password: str | None = None) -> IngestReport:
-    """Ingest one file with a progress bar that moves per parsed page, then per embedded batch;
-    pages read with OCR say so while they are read (they take seconds each)."""
+    """Ingest one file with a bar that says how many pages are parsed, texts embedded and fragments
+    indexed, and about how long is left; pages read with OCR say so while they are read (seconds each)."""
     bar = st.progress(0.0, text=f"{name}: reading …")
-    parsed_share = [0.0]
+    estimate = IngestEstimate()
 
     def progress(stage: str, n: int, total: int) -> None:
-        share = n / max(total, 1)
         if stage == "ocr":
             if n < total:
-                bar.progress(parsed_share[0], text=f"{name}: reading page {n + 1} of {total} with OCR")
-        elif stage == "parse":
-            parsed_share[0] = 0.5 * share
-            bar.progress(parsed_share[0], text=f"{name}: parsed page {n} of {total}")
-        else:
-            bar.progress(0.5 + 0.5 * share, text=f"{name}: embedded {n} of {total} fragments")
+                bar.progress(estimate.share(), text=f"{name}: reading page {n + 1} of {total} with OCR")
+            return
+        estimate(stage, n, total)
+        bar.progress(min(estimate.share(), 1.0), text=f"{name}: {estimate.text()}")
 
     report = ws.ingest(data, name, progress, password=password)
     bar.empty()

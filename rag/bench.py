@@ -28,6 +28,7 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
         _ = ws.store  # model load and store creation are start-up, not ingestion
         steps: dict[str, float] = {}
         pages = fragments = 0
+        load_before = os.getloadavg()[0]
         t0 = time.perf_counter()
         for path in sorted(Path(pdf_dir).glob("*.pdf")):
             report = ws.ingest(path.read_bytes(), path.name)
@@ -43,6 +44,8 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
         "pages_per_second": round(pages / seconds, 2),
         "fragments_per_second": round(fragments / seconds, 1),
         "seconds_by_step": {k: round(v, 2) for k, v in sorted(steps.items(), key=lambda kv: -kv[1])},
+        # Steps in worker processes add up over both cores; a load over ~2 means other jobs shared them.
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
     }
 
 

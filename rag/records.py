@@ -84,6 +84,8 @@ class ParsedDocument(BaseModel):
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
     ocr_pages: list[int] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list, description='what failed, and why: "page 12: table extraction failed (…)"')
     timings: dict[str, float] = Field(default_factory=dict)
 
     def add(self, part: ParsedDocument) -> None:
@@ -93,7 +95,7 @@ class ParsedDocument(BaseModel):
         self.page_texts.update(part.page_texts)
         self.search_texts.update(part.search_texts)
         self.page_labels.update(part.page_labels)
-        for name in ("empty_pages", "bad_pages", "ocr_pages"):
+        for name in ("empty_pages", "bad_pages", "ocr_pages", "warnings"):
             getattr(self, name).extend(getattr(part, name))
         for step, seconds in part.timings.items():
             self.timings[step] = self.timings.get(step, 0.0) + seconds

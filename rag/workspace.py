@@ -5,6 +5,7 @@ The CLI, the agent and the UI all go through a Workspace, so they behave the sam
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 import unicodedata
@@ -18,9 +19,11 @@ from rag.ingest.pdf import unlocked_copy
 from rag.records import IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
-from rag.store import Store
+from rag.store import EarlyEmbedder, Store
 from rag.timing import timed
 from rag.trace import redact
+
+_LOG = logging.getLogger("rag.ingest")
 
 # (stage, done, total): stage is "parse" (pages), "ocr" (pages read with OCR: called before each,
 # then once with done == total) or "embed" (fragments).
@@ -93,25 +96,28 @@ class Workspace:
                 doc_id=existing.doc_id, file=existing.file, pages=existing.pages,
                 fragments=existing.fragments, status="skipped",
             )
+        early = EarlyEmbedder(self.embed_model, self.settings.ingest.embed_batch, progress)
         try:
-            parsed = parse_pdf(
-                data, file, self.settings.ingest,
-                progress=progress, password=password,
-            )
+            parsed = parse_pdf(data, file, self.settings.ingest, progress=progress, password=password,
+                               on_part=early.add)
         except IngestError as exc:
             return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+        parsed.timings["embed"] = early.seconds.get("embed", 0.0)
         try:
             kept = unlocked_copy(data, password) if password else data
-            self.store.add(parsed, kept, progress=(lambda d, n: progress("embed", d, n)) if progress else None)
+            self.store.add(parsed, kept, _counting_on(progress, len(early.vectors)), vectors=early.vectors)
             with timed(parsed.timings, "bm25"):
                 self.retriever.warm()
         except Exception as exc:  # the store rolled the document back; report, don't crash the batch
             return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
                                 seconds=time.perf_counter() - t0)
+        warnings = _warnings(parsed)
+        for warning in warnings:
+            _LOG.warning("%s: %s", file, warning)
         return IngestReport(
             doc_id=parsed.doc_id, file=file, pages=parsed.pages, fragments=parsed.counts(),
             seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings,
-            warnings=_warnings(parsed), notes=_notes(parsed), ocr_pages=parsed.ocr_pages,
+            warnings=warnings, notes=_notes(parsed), ocr_pages=parsed.ocr_pages,
         )
 
     @cached_property
@@ -144,14 +150,26 @@ class Workspace:
         return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids, settings=retrieval)
 
 
+_MAX_WARNINGS = 10
+
+
+def _counting_on(progress: IngestProgress | None, embedded: int) -> IngestProgress | None:
+    """The store counts the texts it embeds itself; the bar counts those embedded during parsing too."""
+    if progress is None:
+        return None
+    return lambda stage, done, total: progress(stage, done + embedded, total + embedded) if stage == "embed" \
+        else progress(stage, done, total)
+
+
 def _warnings(parsed: ParsedDocument) -> list[str]:
     unread = [p for p in parsed.empty_pages if p in parsed.ocr_pages]
     no_layer = [p for p in parsed.empty_pages if p not in parsed.ocr_pages]
     warnings = [f"no text layer on page(s) {_pages(no_layer)}"] if no_layer else []
     if unread:
         warnings.append(f"no text found on page(s) {_pages(unread)}, even with OCR")
-    if parsed.bad_pages:
-        warnings.append(f"damaged page(s) skipped: {_pages(parsed.bad_pages)}")
+    warnings += parsed.warnings[:_MAX_WARNINGS]
+    if len(parsed.warnings) > _MAX_WARNINGS:
+        warnings.append(f"… and {len(parsed.warnings) - _MAX_WARNINGS} more failed steps")
     return warnings
 
 

@@ -131,6 +131,21 @@ def test_upload_reports_each_file_and_refuses_bad_ones_alone(empty_ws):
     assert empty_ws.store.documents() == [] and "No documents yet" in text_of(at)
 
 
+def test_upload_names_a_failed_step_and_keeps_the_document(empty_ws, monkeypatch):
+    import rag.ingest
+
+    def boom(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(rag.ingest, "find_page_tables", boom)
+    at = app("app_pages/upload.py")
+    at.file_uploader[0].set_value(("pew-cut.pdf", PEW_CUT, "application/pdf")).run()
+    assert not at.exception, at.exception
+    assert "pew-cut.pdf" in at.success[0].value
+    warned = [w.value for w in at.warning]
+    assert any("page 3: table extraction failed (ValueError: boom)" in w for w in warned), warned
+
+
 def test_chat_shows_hops_the_picked_evidence_then_a_cited_answer(pew_ws):
     at = ask(pew_ws, answered("E1"))
     user, bot = at.chat_message

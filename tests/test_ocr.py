@@ -162,6 +162,7 @@ def test_a_page_whose_ocr_fails_is_skipped_not_the_document(monkeypatch):
     monkeypatch.setattr(ocr, "read_page", flaky)
     parsed = parse_pdf(slide_deck(), "deck.pdf", IngestSettings())
     assert parsed.bad_pages == [2]
+    assert parsed.warnings == ["page 2: OCR failed, page skipped (RuntimeError: onnxruntime fell over)"]
     assert {f.page for f in parsed.fragments} == {1}
 
 

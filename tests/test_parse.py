@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pymupdf
 import pytest
@@ -21,9 +22,14 @@ def test_dev_pdfs_are_there():
     assert len(ALL_PDFS) == 8
 
 
+@cache
+def parsed_dev_pdf(name: str):
+    return parse_pdf(pdf_bytes(name), name, SETTINGS)
+
+
 @pytest.mark.parametrize("name", ALL_PDFS)
 def test_every_dev_pdf_yields_clean_text_fragments(name):
-    parsed = parse_pdf(pdf_bytes(name), name, SETTINGS)
+    parsed = parsed_dev_pdf(name)
     texts = [f for f in parsed.fragments if f.modality == "text"]
     assert len(texts) >= parsed.pages
     assert {f.page for f in texts} <= set(range(1, parsed.pages + 1))
@@ -34,6 +40,20 @@ def test_every_dev_pdf_yields_clean_text_fragments(name):
         x0, y0, x1, y1 = f.bbox
         assert x0 <= x1 and y0 <= y1
     assert parsed.doc_id == doc_id_for(pdf_bytes(name)), "the id is the content hash, whatever the name"
+
+
+def value_less(parsed) -> list[str]:
+    """Table fragments (chart rows included) whose row holds nothing beside its label."""
+    rows = {(t.table_id, i): row for t in parsed.tables for i, row in enumerate(t.rows)}
+    return [f.text for f in parsed.fragments if f.modality == "table"
+            and not any(cell.strip() for cell in rows[f.extra["table_id"], f.extra["row"]][1:])]
+
+
+def test_no_dev_pdf_has_a_table_fragment_without_a_value():
+    found = {name: value_less(parsed_dev_pdf(name)) for name in ALL_PDFS}
+    assert sum(len(rows) for rows in found.values()) == 0, {n: rows[:5] for n, rows in found.items() if rows}
+    tables = [f for name in ALL_PDFS for f in parsed_dev_pdf(name).fragments if f.modality == "table"]
+    assert len(tables) > 1000 and any(f.extra.get("figure_id") for f in tables), "tables and charts were read"
 
 
 def test_pages_are_one_based_and_match_the_pdf():

@@ -6,6 +6,7 @@ import pytest
 from llama_index.core.embeddings import MockEmbedding
 
 from conftest import PEW, local_settings, pages_of
+from rag.progress import IngestEstimate
 from rag.records import MODALITIES
 from rag.store import EmbeddingMismatchError, Store, _OWNER
 from rag.workspace import Workspace
@@ -101,3 +102,56 @@ def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_m
     assert workspace.store.get(report.doc_id).status == "indexing"
     again = workspace.ingest(SMALL, PEW)
     assert again.status == "error" and "being indexed" in again.error
+
+
+class _CountingEmbedding(MockEmbedding):
+    texts: list = []
+
+    def _get_text_embeddings(self, texts):
+        self.texts.extend(texts)
+        return super()._get_text_embeddings(texts)
+
+
+def test_each_distinct_text_is_embedded_once_and_every_fragment_is_written(tmp_path):
+    model = _CountingEmbedding(embed_dim=8, model_name="m", texts=[])
+    ws = Workspace(local_settings(tmp_path), embed_model=model)
+    stages = []
+    report = ws.ingest(pages_of("PIP_Seniors-and-Tech-Use_040314.pdf", [8, 9, 10]), "seniors.pdf",
+                       progress=lambda stage, done, total: stages.append((stage, done, total)))
+    assert report.status == "ingested" and _counts(ws) == report.fragments
+    assert len(model.texts) == len(set(model.texts)), "a repeated line is embedded once"
+    texts = ws.store.collections["text"].get()["documents"] + ws.store.collections["table"].get()["documents"]
+    assert len(set(texts)) < len(texts), "the pages do repeat lines; each copy is still a fragment"
+    assert set(texts) <= set(model.texts)
+    embedded = [(done, total) for stage, done, total in stages if stage == "embed"]
+    written = [(done, total) for stage, done, total in stages if stage == "write"]
+    assert embedded[-1][0] == embedded[-1][1] == len(model.texts)
+    assert written[-1][0] == written[-1][1] == sum(report.fragments.values()) + 3, "fragments and 3 pages"
+
+
+def test_the_estimate_says_what_is_done_and_how_long_is_left():
+    now = [100.0]
+    estimate = IngestEstimate(clock=lambda: now[0])
+    assert estimate.text() == "estimating the time left"
+    now[0] = 110.0
+    estimate("parse", 20, 40)
+    estimate("embed", 100, 800)
+    assert estimate.text() == "20 of 40 pages parsed · 100 of 800 texts embedded · about 23 s left"
+    estimate("parse", 40, 40)
+    estimate("embed", 900, 900)
+    estimate("write", 950, 950)
+    assert estimate.share() == 1.0 and estimate.text().endswith("about 0 s left")
+
+
+def test_texts_are_embedded_while_worker_processes_parse_the_rest(tmp_path):
+    model = _CountingEmbedding(embed_dim=8, model_name="m", texts=[])
+    ws = Workspace(local_settings(tmp_path), embed_model=model)
+    stages = []
+    report = ws.ingest(pages_of("BESTBUY_2023_10K.pdf", list(range(20, 44))), "bestbuy.pdf",
+                       progress=lambda stage, done, total: stages.append((stage, done, total)))
+    assert report.status == "ingested" and _counts(ws) == report.fragments
+    last_parse = max(i for i, (stage, _, _) in enumerate(stages) if stage == "parse")
+    early = [done for stage, done, _ in stages[:last_parse] if stage == "embed"]
+    assert early and early[-1] > 0, "some texts were embedded before the last pages were parsed"
+    assert len(model.texts) == len(set(model.texts))
+    assert [d == t for s, d, t in stages if s == "embed"][-1], "the count ends at its total"

@@ -59,6 +59,30 @@ def test_table_loads_back_as_dataframe(earnings):
     assert all(any(row) for row in table.rows)
 
 
+def rows_of(docs, name: str, page_no: int) -> list[str]:
+    return [f.text for f in find_page_tables(docs[name][page_no - 1], DOC_ID, name)[0]]
+
+
+def test_a_row_without_values_heads_the_rows_under_it(docs):
+    seniors = pymupdf.open(PDFS / "PIP_Seniors-and-Tech-Use_040314.pdf")
+    rows = [f.text for f in find_page_tables(seniors[7], DOC_ID, "seniors.pdf")[0]]
+    assert "Household Income — $50,000-$74,999 | Go online: 86 | Broadband at home: 73" in rows
+    assert not [r for r in rows if r.startswith(("Household Income |", "Education |"))]
+
+
+def test_an_indented_heading_covers_only_the_rows_indented_under_it(docs):
+    rows = rows_of(docs, BESTBUY, 39)  # the balance sheet
+    assert "Current assets — Cash and cash equivalents | January 28, 2023: $1,874 | January 29, 2022: $2,936" in rows
+    assert "Goodwill | January 28, 2023: 1,383 | January 29, 2022: 1,384" in rows, "back at the heading's level"
+    assert any(r.startswith("Current liabilities — Accounts payable |") for r in rows)
+
+
+def test_a_typed_name_under_a_signature_is_not_a_heading(docs):
+    rows = rows_of(docs, BESTBUY, 68)
+    assert "Signature: /s/ Lisa M. Caputo | Title: Director | Date: March 17, 2023" in rows
+    assert not [r for r in rows if " — " in r]
+
+
 @pytest.mark.parametrize("page_no", [40, 41, 42, 43])
 def test_prefilter_keeps_statement_pages(docs, page_no):
     page = docs[BESTBUY][page_no - 1]

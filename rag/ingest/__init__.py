@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
@@ -16,6 +17,8 @@ from rag.ingest.pdf import (
     Progress,
     doc_id_for,
     inside,
+    Warn,
+    failure,
     open_pdf,
     page_blocks,
     printed_page_number,
@@ -38,18 +41,23 @@ def parse_pdf(
     settings: IngestSettings,
     progress: Progress | None = None,
     password: str | None = None,
+    on_part: Callable[[ParsedDocument, int], None] | None = None,
 ) -> ParsedDocument:
+    """`on_part(part, pages)` hears each group of pages parsed in worker processes as it arrives,
+    while the workers go on: the caller can embed them meanwhile."""
+    checks: list[str] = []
     with open_pdf(data, settings.max_file_mb, password) as doc:
         pages = doc.page_count
-        to_read = _pages_to_ocr(doc) if settings.ocr == "auto" else []
-    parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=pages, fragments=[])
+        to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
+    parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=pages, fragments=[], warnings=checks)
     job = (data, password, file, settings, to_read)
     try:
         if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
-            return _finish(parse_in_workers(parsed, job, settings.workers, progress), to_read, progress)
+            parsed = parse_in_workers(parsed, job, settings.workers, progress, on_part)
+            return _finish(parsed, to_read, progress)
     except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
         _POOLS.pop(settings.workers, None)
-        parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[])
+        parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[], warnings=checks)
     parsed.add(_parse_pages(*job, list(range(1, pages + 1)), progress))
     return _finish(parsed, to_read, progress)
 
@@ -64,7 +72,8 @@ def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | Non
     return parsed
 
 
-def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None) -> ParsedDocument:
+def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None,
+                     on_part: Callable[[ParsedDocument, int], None] | None = None) -> ParsedDocument:
     """Pages in chunks over worker processes: parsing is single-threaded, and there are two cores."""
     chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
               for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
@@ -80,6 +89,8 @@ def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress:
             progress("parse", done, parsed.pages)
             if part.ocr_pages:
                 progress("ocr", read, len(to_read))
+        if on_part:
+            on_part(part, parsed.pages)
     for future in futures:  # in page order
         parsed.add(future.result())
     return parsed
@@ -95,8 +106,9 @@ def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestS
                 progress("ocr", to_read.index(page_no), len(to_read))
             try:
                 fragments, tables = _parse_page(doc[page_no - 1], page_no, part, settings, page_no in to_read)
-            except Exception:  # one damaged page, or an OCR failure, should not cost the whole document
+            except Exception as exc:  # one damaged page, or an OCR failure, should not cost the document
                 part.bad_pages.append(page_no)
+                part.warnings.append(f"page {page_no}: {_page_failure(exc)}")
                 continue
             part.fragments += fragments
             part.tables += tables
@@ -119,26 +131,56 @@ def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
     return "\n".join(text for _, text in sorted(parts, key=lambda part: (round(part[0][1]), part[0][0])))
 
 
-def _pages_to_ocr(doc: pymupdf.Document) -> list[int]:
-    return [page.number + 1 for page in doc if _needs_ocr(page)]
+def _pages_to_ocr(doc: pymupdf.Document, warnings: list[str] | None = None) -> list[int]:
+    warnings = [] if warnings is None else warnings
+    return [page.number + 1 for page in doc if _needs_ocr(page, warnings)]
 
 
-def _needs_ocr(page: pymupdf.Page) -> bool:
+def _needs_ocr(page: pymupdf.Page, warnings: list[str]) -> bool:
     try:
         return ocr.needs_ocr(page)
-    except Exception:  # a damaged page is reported by the page loop, not here
+    except Exception as exc:  # the page is still read from its text layer
+        warnings.append(f"page {page.number + 1}: the check for OCR failed, read without OCR "
+                        f"({failure(exc)})")
         return False
+
+
+class _OcrFailed(Exception):
+    """OCR of a page without a usable text layer failed: there is nothing else to read on it."""
+
+
+def _page_failure(exc: Exception) -> str:
+    if isinstance(exc, _OcrFailed) and exc.__cause__ is not None:
+        return f"OCR failed, page skipped ({failure(exc.__cause__)})"
+    return f"unreadable, page skipped ({failure(exc)})"
+
+
+def _warner(part: ParsedDocument, page_no: int) -> Warn:
+    def warn(what: str, exc: BaseException) -> None:
+        part.warnings.append(f"page {page_no}: {what} failed ({failure(exc)})")
+
+    return warn
+
+
+def _step(warn: Warn, what: str, default, fn, *args, **kwargs):
+    """One step of a page: when it fails the page loses only that step, and the report says why."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        warn(what, exc)
+        return default
 
 
 def _parse_page(
     page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings, read_with_ocr: bool
 ) -> tuple[list[Fragment], list[Table]]:
     doc_id, file, seconds = parsed.doc_id, parsed.file, parsed.timings
+    warn = _warner(parsed, page_no)
     lines: list[Line] | None = None
     scans: list[BBox] = []
     if read_with_ocr:
         with timed(seconds, "ocr"):
-            found = ocr.read_page(page, settings.ocr_dpi)
+            found = _read_with_ocr(page, settings.ocr_dpi)
         parsed.ocr_pages.append(page_no)
         blocks = ocr.group_blocks(found)
         lines = boxed_lines((line.box, line.text, line.height) for line in found)
@@ -150,27 +192,29 @@ def _parse_page(
         parsed.empty_pages.append(page_no)
     parsed.page_labels[page_no] = printed_page_number(page)
     with timed(seconds, "tables"):
-        table_frags, tables = find_page_tables(page, doc_id, file)
+        table_frags, tables = _step(warn, "table extraction", ([], []), find_page_tables, page, doc_id, file)
     rows_numbered = len(table_frags)
     if settings.charts:  # a bar chart PyMuPDF also took for a table is read as a chart
         with timed(seconds, "charts"):
-            table_frags, tables = drop_charted_tables(page, table_frags, tables)
+            table_frags, tables = _step(warn, "chart detection in tables", (table_frags, tables),
+                                        drop_charted_tables, page, table_frags, tables, warn)
     areas = [t.bbox for t in tables]
     # Searched as the text layer has it: header words repeated on every row would skew BM25.
     parsed.search_texts[page_no] = "\n".join(text for _, text in blocks)
     chart_seconds: dict[str, float] = {}
-    read_image = _chart_reader(page, settings, chart_seconds) if settings.ocr == "auto" else None
+    read_image = _chart_reader(page, settings, chart_seconds, warn) if settings.ocr == "auto" else None
     with timed(seconds, "figures"):
-        figure_frags = find_page_figures(
-            page, blocks, doc_id, file,
+        figure_frags = _step(
+            warn, "figure detection", [], find_page_figures, page, blocks, doc_id, file,
             exclude=areas + scans, window=settings.caption_window, max_chars=settings.caption_max_chars,
             lines=lines, chart_text=settings.chart_text, read_image=read_image,
         )
     _count_ocr_apart(seconds, "figures", chart_seconds)
     if scans and settings.charts:  # the page's picture may be a chart: a slide, a scanned chart
-        figure_frags += scan_figures(page, scans, blocks, lines, len(figure_frags), doc_id, file)
+        figure_frags += _step(warn, "chart detection in the page's picture", [], scan_figures,
+                              page, scans, blocks, lines, len(figure_frags), doc_id, file)
         read_image = _lines_in(lines)
-    chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds)
+    chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds, warn)
     figure_frags = keep_charted(figure_frags)
     _count_ocr_apart(seconds, "charts", chart_seconds)
     parsed.page_texts[page_no] = page_text(blocks, tables + [c for c in charts if not c.chart.ambiguous])
@@ -183,13 +227,21 @@ def _parse_page(
     return text_frags + table_frags + chart_frags + figure_frags, tables
 
 
+def _read_with_ocr(page: pymupdf.Page, dpi: int) -> list:
+    try:
+        return ocr.read_page(page, dpi)
+    except Exception as exc:
+        raise _OcrFailed from exc
+
+
 def _page_charts(page: pymupdf.Page, figures: list[Fragment], start: int, settings: IngestSettings,
-                 read_image, seconds: dict[str, float]) -> tuple[list[Fragment], list[Table]]:
+                 read_image, seconds: dict[str, float], warn: Warn) -> tuple[list[Fragment], list[Table]]:
     """Charts as data (rag/ingest/charts.py): each figure's values paired by geometry, kept as a Table."""
     if not settings.charts:
         return [], []
     with timed(seconds, "charts"):
-        return add_page_charts(page, figures, start, read_image, settings.chart_text, settings.caption_max_chars)
+        return _step(warn, "chart reading", ([], []), add_page_charts, page, figures, start, read_image,
+                     settings.chart_text, settings.caption_max_chars, warn)
 
 
 def _lines_in(lines: list[Line]):
@@ -210,7 +262,7 @@ def _count_ocr_apart(seconds: dict[str, float], step: str, chart_seconds: dict[s
         seconds["chart_ocr"] = seconds.get("chart_ocr", 0.0) + ocr_s
 
 
-def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[str, float]):
+def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[str, float], warn: Warn):
     """Reads the text inside a chart's pixels, once per box; a failure leaves the figure with its caption only."""
     read_before: dict[BBox, list[Line]] = {}
 
@@ -222,7 +274,8 @@ def _chart_reader(page: pymupdf.Page, settings: IngestSettings, seconds: dict[st
         with timed(seconds, "chart_ocr"):
             try:
                 found = ocr.read_region(page, box, int(dpi))
-            except Exception:
+            except Exception as exc:
+                warn("chart OCR", exc)
                 found = []
         read_before[box] = boxed_lines((line.box, line.text, line.height) for line in found)
         return read_before[box]

@@ -19,6 +19,7 @@ from rag.ingest.chart_marks import Label, Marks, span_labels, vector_marks
 from rag.ingest.chart_pairing import pair_chart
 from rag.ingest.chart_pixels import ReadImage, inside_figure, read_pixels
 from rag.ingest.figures import FIGURE_TEXT_CHARS, Line, detect_figures, figure_text
+from rag.ingest.pdf import Warn
 from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
 from rag.settings import IngestSettings
 
@@ -82,6 +83,7 @@ def add_page_charts(
     read_image: ReadImage | None = None,
     with_chart_text: bool = True,
     max_chars: int = 120,
+    warn: Warn | None = None,
 ) -> tuple[list[Fragment], list[Table]]:
     """Read the page's figures as charts: table-row fragments (numbered from `start`) and Tables;
     each figure fragment read as a chart gets the compact values as its chart text."""
@@ -95,7 +97,9 @@ def add_page_charts(
         others = [b for b in boxes if b is not figure.bbox]
         try:
             reading = read_chart(page, figure.bbox, str(figure.extra.get("kind")), ink, others, read_image)
-        except Exception:  # noqa: BLE001 - an unreadable chart keeps its caption and label text; the page goes in
+        except Exception as exc:  # noqa: BLE001 - an unreadable chart keeps its caption and label text
+            if warn:
+                warn("chart reading", exc)
             reading = None
         if reading is None or not reading.rows:
             continue
@@ -196,7 +200,7 @@ def chart_json(table: Table) -> dict:
 
 
 def drop_charted_tables(
-    page: pymupdf.Page, fragments: list[Fragment], tables: list[Table]
+    page: pymupdf.Page, fragments: list[Fragment], tables: list[Table], warn: Warn | None = None
 ) -> tuple[list[Fragment], list[Table]]:
     """Tables that are really vector charts — coloured bars or lines whose labels pair without doubt —
     are dropped with their rows: the chart reader gives them back as charts."""
@@ -213,7 +217,9 @@ def drop_charted_tables(
         for region in found:
             try:
                 reading = read_chart(page, region.box, "vector", ink, [], None)
-            except Exception:  # noqa: BLE001 - kept as the table PyMuPDF found
+            except Exception as exc:  # noqa: BLE001 - kept as the table PyMuPDF found
+                if warn:
+                    warn("reading a table as a chart", exc)
                 reading = None
             if reading is not None and not reading.ambiguous and len(reading.rows) >= 3:
                 charted.add(table.table_id)

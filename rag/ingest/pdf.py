@@ -18,11 +18,19 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
 # (stage, done, total): "parse" counts pages, "ocr" the pages that need OCR (called before each one).
 Progress = Callable[[str, int, int], None]
+# (what failed, the exception): a step of a page that failed, for the ingest report.
+Warn = Callable[[str, BaseException], None]
 _PAGE_NUMBER = re.compile(r"\d{1,5}")
 
 
 class IngestError(Exception):
     """A file we refuse, with a message meant for the person who uploaded it."""
+
+
+def failure(exc: BaseException, limit: int = 160) -> str:
+    """An exception as one short line: its type and message."""
+    message = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {message[:limit]}" if message else type(exc).__name__
 
 
 def doc_id_for(data: bytes) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pymupdf
 
@@ -66,7 +68,10 @@ def find_page_tables(
     """
     if prefilter and not page_may_have_tables(page):
         return [], []
-    found = page.find_tables().tables
+    finder = page.find_tables()
+    if finder is None:  # PyMuPDF catches its own exception, prints it and returns None
+        raise RuntimeError("PyMuPDF's find_tables failed on this page")
+    found = finder.tables
     if not found:
         return [], []
     words = [w[:5] for w in page.get_text("words")]
@@ -126,8 +131,20 @@ def parse_row(text: str) -> tuple[list[str], list[str]]:
     return header, values
 
 
+@contextmanager
+def _unnamed_header_cells(page: pymupdf.Page) -> Iterator[None]:
+    """PyMuPDF names an external header's cells with page.get_textbox, which reads the whole page for
+    each cell (~0.07 s a cell, a third of a table page's time); the cells are named from the words here."""
+    page.get_textbox = lambda *args, **kwargs: ""
+    try:
+        yield
+    finally:
+        del page.get_textbox
+
+
 def _parse_table(tab, words: list[Word]) -> tuple[list[str], Grid, list[BBox]] | None:
-    area = pymupdf.Rect(tab.bbox) | tab.header.bbox
+    with _unnamed_header_cells(tab.page):
+        area = pymupdf.Rect(tab.bbox) | tab.header.bbox
     words = [w for w in words if area.contains(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2))]
     cell_rows = [list(r.cells) for r in tab.rows]
     row_boxes = [tuple(r.bbox) for r in tab.rows]
@@ -147,7 +164,70 @@ def _parse_table(tab, words: list[Word]) -> tuple[list[str], Grid, list[BBox]] |
     if not rows or len(keep) < 2:
         return None
     header = [name or f"col{k + 1}" for k, name in enumerate(header[j] for j in keep)]
-    return header, [[row[j] for j in keep] for row in rows], row_boxes[n_header:]
+    boxes = row_boxes[n_header:]
+    rows = [[row[j] for j in keep] for row in rows]
+    rows, boxes = fold_label_rows(rows, boxes, _indents(tab, boxes, words))
+    return (header, rows, boxes) if rows else None
+
+
+def _indents(tab, boxes: list[BBox], words: list[Word]) -> list[float]:
+    """Where each row's label starts: the leftmost word of the row inside the first column."""
+    firsts = [r.cells[0] for r in tab.rows if r.cells and r.cells[0] is not None]
+    right = firsts[0][2] if firsts else tab.bbox[2]
+    out = []
+    for _x0, y0, _x1, y1 in boxes:
+        xs = [w[0] for w in words if y0 <= (w[1] + w[3]) / 2 <= y1 and (w[0] + w[2]) / 2 <= right]
+        out.append(min(xs, default=tab.bbox[0]))
+    return out
+
+
+def has_value_cell(row: list[str]) -> bool:
+    """A cell beside the row label that holds something: a row without one is a label, not data."""
+    return any(row[1:])
+
+
+def fold_label_rows(
+    rows: list[list[str]], boxes: list[BBox], indents: list[float]
+) -> tuple[list[list[str]], list[BBox]]:
+    """A row with no value cell heads the rows under it ("Household Income — <$30,000"); one that heads
+    nothing is dropped. A heading covers the rows indented under it or, in a table without indents, the
+    rows down to the next heading or total. A label cut in two (the next one goes on in lower case) is
+    joined; one that repeats the row above (a typed name under a signature) is dropped."""
+    out_rows: list[list[str]] = []
+    out_boxes: list[BBox] = []
+    groups: list[_Group] = []
+    pending = above = ""
+    for i, (row, box, indent) in enumerate(zip(rows, boxes, indents)):
+        groups = _open_groups(groups, indent, heading=not has_value_cell(row))
+        label = " ".join(filter(None, [pending, row[0]]))
+        pending, previous, above = "", above, ""
+        if has_value_cell(row):
+            out_rows.append([" — ".join([*(g.label for g in groups), label]), *row[1:]])
+            out_boxes.append(box)
+            if label.lower().startswith("total"):  # the rows after a total are not under its heading
+                groups = [g for g in groups if not g.flat]
+            above = label
+        elif i + 1 < len(rows) and rows[i + 1][0][:1].islower():
+            pending = label
+        elif not (previous and label in previous):
+            groups.append(_Group(indent, label.rstrip(": ")))
+    return out_rows, out_boxes
+
+
+class _Group:
+    def __init__(self, indent: float, label: str) -> None:
+        self.indent, self.label, self.flat = indent, label, None
+
+
+_INDENT = 2.0  # points: a label this much right of a heading's is indented under it
+
+
+def _open_groups(groups: list[_Group], indent: float, heading: bool) -> list[_Group]:
+    """The headings a row at this indent is under: an indented heading ends where a row comes back to
+    its level; a flat one (its first row not indented) where the next heading at its level starts."""
+    if groups and groups[-1].flat is None:
+        groups[-1].flat = indent <= groups[-1].indent + _INDENT
+    return [g for g in groups if indent > g.indent + _INDENT or (g.flat and not heading)]
 
 
 def _external_header(tab, words: list[Word]) -> list | None:
