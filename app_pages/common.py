@@ -177,6 +177,7 @@ def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozen
         st.caption(f"Stopped searching: {event.reason.replace('_', ' ')} {event.detail}".strip())
     elif isinstance(event, EvidencePicked):
         st.markdown(f"**Reader** · picked {', '.join(event.ids) or 'nothing'}"
+                    + (" (its label fits the question clearly: chosen by code)" if event.by == "code" else "")
                     + (f" (attempt {event.attempt})" if event.attempt > 1 else ""))
         for item in event.evidence:
             evidence_card(item)

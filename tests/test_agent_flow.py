@@ -172,6 +172,7 @@ def test_refusal_when_the_question_names_what_the_documents_never_mention(run):
 
 GAP = "What is the gap between the shares of Latinos who expect their children to be better off and less well off?"
 ONE_REPLY_PROGRAM = {"operand_choice": False}  # the model names values and the expression in one reply
+MODEL_CHOOSES = {"decide_margin": 0}  # no option is taken by code, however clearly it fits
 
 
 def test_a_computation_is_planned_then_each_operand_chosen_like_a_lookup(run):
@@ -179,7 +180,7 @@ def test_a_computation_is_planned_then_each_operand_chosen_like_a_lookup(run):
                                       {"name": "worse", "label": "share expecting less well off"}],
                        "expression": "better - worse"})
     result, events, llm = run([plan, json.dumps({"option": "1"}), json.dumps({"option": "1"})],
-                              question=GAP, coverage=0.0)
+                              question=GAP, coverage=0.0, reader_settings=MODEL_CHOOSES)
     assert [c.purpose for c in kinds(events, LLMCall)] == ["plan computation", "pick evidence", "pick evidence"]
     assert "Evidence" not in llm.prompts[0], "the plan is written from the question alone"
     assert "share expecting less well off" in llm.prompts[2]

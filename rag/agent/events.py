@@ -106,6 +106,7 @@ class EvidencePicked(HopEvent):
     ids: list[str]
     evidence: list[dict] = Field(default_factory=list)
     attempt: int = 1
+    by: Literal["model", "code"] = "model"  # code chose when one number's label clearly fits the question
 
 
 class Computation(HopEvent):

@@ -49,7 +49,8 @@ def _line(e: HopEvent) -> str | None:
         return f"■ stop: {e.reason.replace('_', ' ')}" + (f" ({e.detail[:120]})" if e.detail else "")
     if isinstance(e, EvidencePicked):
         rows = [f"  ★ {x['id']} p.{x['page']:<3} {x['text'][:100]}" for x in e.evidence]
-        return "\n".join([f"  picked evidence: {', '.join(e.ids) or 'none'}", *rows])
+        by = " (by code: its label fits clearly)" if e.by == "code" else ""
+        return "\n".join([f"  picked evidence: {', '.join(e.ids) or 'none'}{by}", *rows])
     if isinstance(e, Computation):
         body = "\n".join(f"    {line}" for line in e.program.splitlines())
         return f"  ⚙ program:\n{body}\n    → {e.result if e.error is None else 'error: ' + e.error}"

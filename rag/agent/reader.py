@@ -32,11 +32,13 @@ from rag.settings import ReaderSettings
 NOT_ANSWERABLE = "Not answerable"
 _NUMBER = re.compile(r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|-?\.\d+%?")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
+_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}\s*(?:[-–]|to|through)\s*(?:{_MONTH}\s+)?\d{{1,2}},?\s+(?:19|20)\d\d\b"  # a range
+                   rf"|\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
 _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
+_OWNER = re.compile(r"\b(?:[A-Z][\w&.-]*\s)*[A-Z][\w&.-]*['’]s\b")
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
 _DECIMALS = re.compile(r"\b(\d+|one|two|three|four)\s+decimal", re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
@@ -64,7 +66,7 @@ class ReaderInput(BaseModel):
     """Everything the reader reads for one question."""
 
     evidence: Evidence
-    document_text: str = ""  # the searched documents' whole text: what a question names must occur in it
+    document_text: str = ""  # the searched documents' pages, split by \f: what a question names must occur in it
     tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
     lookup: Lookup | None = None  # a search for one quantity of a computation
@@ -86,6 +88,7 @@ class Reader:
         self.call = call
         self.emit = emit
         self.settings = settings or ReaderSettings()
+        self.rarity: dict[str, float] = {}
 
     async def read(self, question: str, info: QuestionInfo, given: ReaderInput) -> ReaderResult:
         cfg, evidence = self.settings, given.evidence
@@ -98,6 +101,7 @@ class Reader:
             return self.refuse(info, f"the documents mention none of {', '.join(info.options)}")
         if not evidence.items:
             return self.refuse(info, "no evidence was found")
+        self.rarity = word_rarity(given.document_text)
         best = max(i.score for i in evidence.items)
         if best < cfg.min_score:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
@@ -166,7 +170,8 @@ class Reader:
         items = [i for i in evidence.items if i.id not in avoid]
         chosen = await self.choose(items, question, info.count, prompts.CHOOSE_NUMBER.format, question=question)
         picked = [chosen.item] if chosen else []
-        self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked]})
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked],
+                           "by": chosen.by if chosen else "model"})
         if chosen is None:
             return [], Attempt(ok=False, reason="no number in the evidence")
         return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
@@ -179,9 +184,12 @@ class Reader:
         options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
         if any(named & set(_YEAR.findall(o.context)) for o in options):
             options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
-        options = rank_candidates(options, about)[: self.settings.max_options]
+        options = rank_candidates(options, about, self.rarity)[: self.settings.max_options]
         if not options:
             return None
+        margin = self.settings.decide_margin
+        if margin and not count and (clear := clear_choice(options, about, self.rarity, margin)):
+            return clear  # not a count: what is counted is seldom the label of the number that counts it
         listed = "\n".join(f"{n}. {o.context}: {o.value}" for n, o in enumerate(options, 1))  # as a table reads
         model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
         reply = await self.call("pick evidence", messages(prompt(options=listed, **fields)), model, 16)
@@ -215,7 +223,8 @@ class Reader:
                 return [], Attempt(ok=False, reason=f"no number in the evidence for {q.label}")
             chosen.append(found)
         picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
-        self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked]})
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked],
+                           "by": "code" if all(c.by == "code" for c in chosen) else "model"})
         program = "\n".join([*(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
                                for q, c in zip(quantities, chosen)), f"ans = {reply.value.expression}"])
         return picked, self.run(program, reply.value.expression, question, picked, {})
@@ -361,6 +370,7 @@ class Candidate(NamedTuple):
     value: str
     context: str
     item: EvidenceItem
+    by: Literal["model", "code"] = "model"  # who chose it among the options
 
 
 def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Candidate]:
@@ -381,18 +391,46 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
     return list(found.values())
 
 
-def rank_candidates(options: list[Candidate], question: str) -> list[Candidate]:
+def rank_candidates(options: list[Candidate], question: str, rarity: dict[str, float] | None = None) -> list[Candidate]:
     """The options whose labels say most of what the question asks (its words and years, per word of
     label) first, then in the evidence's order: a small model often takes the first option."""
-    asked = {_stem(w) for w in _LABEL_WORDS.findall(fiscal_as_years(question.lower()))}
-    labels = [[_stem(w) for w in _LABEL_WORDS.findall(o.context.lower())] for o in options]
-    df = Counter(w for words in labels for w in set(words))
-    weight = {w: (2 if w[0].isdigit() else 1) * math.log(1 + len(options) / df[w]) for w in df}
+    scores = option_scores(options, question, rarity)
+    return [options[n] for n in sorted(range(len(options)), key=scores.__getitem__, reverse=True)]
 
-    def score(n: int) -> float:
-        return sum(weight[w] for w in set(labels[n]) & asked) / max(len(labels[n]), 1) ** 0.5
 
-    return [options[n] for n in sorted(range(len(options)), key=score, reverse=True)]
+def option_scores(options: list[Candidate], question: str, rarity: dict[str, float] | None = None) -> list[float]:
+    """How much of what the question asks each option's label says. A word weighs by its rarity in the
+    documents when known (the company's own name, on every page, says little), else among the options;
+    half in the headings the row is under ("Equity — … — Common stock"), which label the group, not the value.
+    The owner of a possessive ("Best Buy's revenue") says whose value it is, not which."""
+    asked = {_stem(w) for w in _LABEL_WORDS.findall(fiscal_as_years(_OWNER.sub(" ", question).lower()))}
+    split = [o.context.lower().rpartition(" — ") for o in options]
+    own = [{_stem(w) for w in _LABEL_WORDS.findall(label)} for _, _, label in split]
+    labels = [words | {_stem(w) for w in _LABEL_WORDS.findall(heads)} for words, (heads, _, _) in zip(own, split)]
+    df = Counter(w for words in labels for w in words)
+    top = max(rarity.values(), default=1.0) if rarity else 0.0
+    weight = {w: (2 if w[0].isdigit() else 1) * (rarity.get(w, top) if rarity else math.log(1 + len(options) / df[w]))
+              for w in df}
+    return [sum(weight[w] * (1 if w in mine else 0.5) for w in words & asked) / max(len(words), 1) ** 0.5
+            for words, mine in zip(labels, own)]
+
+
+def word_rarity(text: str) -> dict[str, float]:
+    """Each word's inverse page frequency in the documents (pages split by form feeds)."""
+    pages = text.lower().split("\f")
+    df = Counter(w for page in pages for w in {_stem(w) for w in _LABEL_WORDS.findall(page)})
+    return {w: math.log(1 + len(pages) / n) for w, n in df.items()}
+
+
+def clear_choice(options: list[Candidate], question: str, rarity: dict[str, float], margin: float) -> Candidate | None:
+    """The one option whose label says clearly more of what is asked than any option with another value:
+    code takes it, not the model (a small model often takes the wrong one of two fitting labels)."""
+    scores = option_scores(options, question, rarity)
+    best = max(range(len(options)), key=scores.__getitem__, default=None)
+    if best is None:
+        return None
+    rival = max((s for o, s in zip(options, scores) if o.value != options[best].value), default=0.0)
+    return options[best]._replace(by="code") if scores[best] > margin * rival else None
 
 
 def fiscal_as_years(text: str) -> str:

@@ -181,7 +181,7 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
         found = found[:2] + build(lines, count_tokens, page_tokens).items + found[2:]
     items += found
     evidence = build(items, count_tokens, cfg.evidence_tokens + page_tokens, state.many_files, cfg.best_last)
-    text = "\n".join("\n".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
+    text = "\f".join("\f".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
     return ReaderInput(evidence=evidence, document_text=text, tables=table_frames(store, hits), counting=counting)
 
 

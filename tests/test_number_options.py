@@ -1,0 +1,62 @@
+"""A number question's options: ranked by how much of what is asked their labels say, and taken by code
+when one clearly fits. Pure functions over real statement rows; no model."""
+
+from __future__ import annotations
+
+from rag.agent.reader import (
+    clear_choice,
+    number_candidates,
+    numbers_written,
+    option_scores,
+    rank_candidates,
+    word_rarity,
+)
+from rag.context import EvidenceItem
+
+ROWS = [
+    "Equity — Best Buy Co., Inc. Shareholders' Equity — Common stock, $0.10 par value: Issued and outstanding"
+    " - 218.1 million shares | January 28, 2023: 22",
+    "Fiscal Years Ended: Net earnings | January 28, 2023: $1,419",
+    "Fiscal Years Ended: Revenue | January 28, 2023: $46,298",
+    "Fiscal Years Ended: Cost of sales | January 28, 2023: 36,386",
+    "Fiscal Years Ended: Net earnings per share | January 28, 2023: $6.29",
+]
+PAGES = "\f".join([
+    "Best Buy Co., Inc. Consolidated Balance Sheets $ in millions January 28, 2023 Equity Common stock 22",
+    "Best Buy Co., Inc. Consolidated Statements of Earnings $ in millions Fiscal Years Ended January 28, 2023"
+    " Revenue 46,298 Cost of sales 36,386 Net earnings 1,419",
+    "Best Buy Co., Inc. Consolidated Statements of Cash Flows $ in millions Fiscal Years Ended January 28, 2023"
+    " Net earnings 1,419",
+])
+
+
+def options():
+    items = [EvidenceItem(id=f"E{n}", text=row, kind="table", doc_id="d", file="bb.pdf", page=1, score=0.5)
+             for n, row in enumerate(ROWS, 1)]
+    return number_candidates(items)
+
+
+def test_words_on_every_page_weigh_less_than_words_on_one():
+    rarity = word_rarity(PAGES)
+    assert rarity["best"] < rarity["earning"] < rarity["revenue"]
+
+
+def test_the_owner_of_a_possessive_and_a_rows_headings_do_not_outrank_the_row_asked_for():
+    question = "What was Best Buy's revenue in fiscal 2023, in millions of dollars?"
+    ranked = rank_candidates(options(), question, word_rarity(PAGES))
+    assert ranked[0].value == "$46,298"
+    scores = option_scores(options(), question, word_rarity(PAGES))
+    assert scores[0] < scores[2] / 2, "the common stock row says only whose value and which year"
+
+
+def test_code_takes_an_option_that_clearly_fits_and_leaves_close_ones_to_the_model():
+    rarity = word_rarity(PAGES)
+    chosen = clear_choice(options(), "What was Best Buy's revenue in fiscal 2023?", rarity, margin=1.5)
+    assert chosen is not None and chosen.value == "$46,298" and chosen.by == "code"
+    assert clear_choice(options(), "What were the net earnings in 2023?", rarity, margin=1.5) is None
+    assert clear_choice(options(), "How many employees were there in 2023?", rarity, margin=1.5) is None
+
+
+def test_the_days_of_a_date_range_are_not_options():
+    assert numbers_written("Survey conducted April 25-May 1, 2018, among 1,503 adults") == ["1,503"]
+    assert numbers_written("from July 18 to September 30, 2013; 27% in May 12 to 15 groups") == ["27%", "12", "15"]
