@@ -14,19 +14,18 @@ from rag.agent.reader import (
 from rag.context import EvidenceItem
 
 ROWS = [
-    "Equity — Best Buy Co., Inc. Shareholders' Equity — Common stock, $0.10 par value: Issued and outstanding"
-    " - 218.1 million shares | January 28, 2023: 22",
+    ("Equity — Best Buy Co., Inc. Shareholders' Equity — Common stock, $0.10 par value: Issued and outstanding"
+     " - 218.1 million shares | January 28, 2023: 22"),
     "Fiscal Years Ended: Net earnings | January 28, 2023: $1,419",
     "Fiscal Years Ended: Revenue | January 28, 2023: $46,298",
     "Fiscal Years Ended: Cost of sales | January 28, 2023: 36,386",
     "Fiscal Years Ended: Net earnings per share | January 28, 2023: $6.29",
 ]
-PAGES = "\f".join([
-    "Best Buy Co., Inc. Consolidated Balance Sheets $ in millions January 28, 2023 Equity Common stock 22",
-    "Best Buy Co., Inc. Consolidated Statements of Earnings $ in millions Fiscal Years Ended January 28, 2023"
-    " Revenue 46,298 Cost of sales 36,386 Net earnings 1,419",
-    "Best Buy Co., Inc. Consolidated Statements of Cash Flows $ in millions Fiscal Years Ended January 28, 2023"
-    " Net earnings 1,419",
+HEAD = "Best Buy Co., Inc. Consolidated {} $ in millions Fiscal Years Ended January 28, 2023 {}"
+PAGES = "\f".join(HEAD.format(title, body) for title, body in [  # pages, split as the reader gets them
+    ("Balance Sheets", "Equity Common stock 22"),
+    ("Statements of Earnings", "Revenue 46,298 Cost of sales 36,386 Net earnings 1,419"),
+    ("Statements of Cash Flows", "Net earnings 1,419"),
 ])
 
 

@@ -178,8 +178,9 @@ class Reader:
 
     async def choose(self, items: list[EvidenceItem], about: str, count: bool, prompt: Callable[..., str],
                      exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
-        """One number of the evidence, chosen by the model among the options whose labels best match
-        `about`: not the year it asks about, nor a value labelled only by another year."""
+        """One number of the evidence among the options whose labels best match `about` (not the year it
+        asks about, nor a value labelled only by another year): taken by code when one clearly fits,
+        else chosen by the model."""
         named = asked_years(about)
         options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
         if any(named & set(_YEAR.findall(o.context)) for o in options):
