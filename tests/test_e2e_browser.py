@@ -24,7 +24,8 @@ from rag.bench_ui import browser as launch
 pytestmark = pytest.mark.slow
 
 ARTIFACTS = ROOT / "test-artifacts"
-QUESTION = "What was the total sample size of Latinos in the survey?"
+QUESTION = "What was the total sample size of Latinos in the survey?"  # a number code takes from its row
+LIVE_QUESTION = "How do Latinos rate their personal finances?"  # read by the model: its hops are seen live
 ANSWER_TIMEOUT_MS = 300_000
 
 
@@ -112,7 +113,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
 
     # Ask: a hop with its fragments is on screen before the answer.
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Chat", exact=True).click()
-    page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
+    page.locator('[data-testid="stChatInputTextArea"]').fill(LIVE_QUESTION)
     t0 = time.monotonic()
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
     messages = page.locator('[data-testid="stChatMessage"]')
@@ -153,6 +154,16 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(counted.locator('[data-testid="stCode"]').first).to_contain_text("ans = pages")
     expect(counted.get_by_text("→ 4")).to_be_visible()
     shot(page, "05b-computation")
+
+    # A number whose row label clearly fits the question: taken by code, and the hop box says so.
+    page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    looked_up = messages.nth(5)
+    expect(looked_up.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(looked_up.get_by_role("button", name="Stop")).to_have_count(0)
+    looked_up.locator('[data-testid="stExpander"]').first.locator("summary").click()
+    expect(looked_up.get_by_text("chosen by code")).to_be_visible()
+    expect(looked_up.get_by_text("1,500").first).to_be_visible()
 
     # The run's trace: its row and its timeline.
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Traces", exact=True).click()

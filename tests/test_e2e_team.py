@@ -23,9 +23,10 @@ pytestmark = pytest.mark.slow
 
 ARTIFACTS = ROOT / "test-artifacts"
 ANSWER_MS = 600_000  # questions queue for one CPU model on a shared 2-core machine
-QUESTIONS = ["What was the total sample size of Latinos in the survey?",
+# Answers the model writes: a number whose label clearly fits is taken by code and never queues.
+QUESTIONS = ["Who conducted the survey of Latinos?",
              "How do Latinos rate their personal finances?",
-             "What share of Latinos expect their children to be better off?",
+             "What do Latinos expect for their children's finances?",
              "How did views of the economy change since 2008?"]
 
 
