@@ -159,6 +159,7 @@ def test_a_conversation_reopened_after_a_restart_shows_the_same_messages_and_hop
     page = user(chromium, server)
     ask(page, QUESTIONS[2])
     expect(reply(page).get_by_text("answered in")).to_be_visible(timeout=ANSWER_MS)
+    expect(reply(page).get_by_role("button", name="Stop")).to_have_count(0)  # the finished turn is redrawn
     expect(page).to_have_url(re.compile(r"/chat\?conversation=\w+"))
     link, before = page.url, conversation_on_screen(page)
     page.context.close()
