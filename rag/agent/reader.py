@@ -32,8 +32,8 @@ from rag.settings import ReaderSettings
 NOT_ANSWERABLE = "Not answerable"
 _NUMBER = re.compile(r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|-?\.\d+%?")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}\s*(?:[-–]|to|through)\s*(?:{_MONTH}\s+)?\d{{1,2}},?\s+(?:19|20)\d\d\b"  # a range
-                   rf"|\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d\d\b|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)
+_DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:\s*(?:[-–]|to|through)\s*(?:{_MONTH}\s+)?\d{{1,2}})?,?\s+(?:19|20)\d\d\b"
+                   rf"|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)  # "April 25-May 1, 2018" too: its days are no values
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
@@ -101,12 +101,13 @@ class Reader:
             return self.refuse(info, f"the documents mention none of {', '.join(info.options)}")
         if not evidence.items:
             return self.refuse(info, "no evidence was found")
-        self.rarity = word_rarity(given.document_text)
         best = max(i.score for i in evidence.items)
         if best < cfg.min_score:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
         if given.counting and (counted := self.count(given.counting, evidence)):
             return counted
+        if info.answer_type == "number":  # only number options are ranked by it
+            self.rarity = word_rarity(given.document_text)
         avoid: list[str] = []
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
             if info.answer_type == "number" and not (info.compute and cfg.compute) and cfg.max_options:
