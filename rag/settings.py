@@ -100,9 +100,12 @@ class ReaderSettings(BaseModel):
     # A number question is a multiple choice among this many numbers of the evidence, each shown with
     # its row and column or the words around it (0: pick a line, then a number in it).
     max_options: int = 8
+    # The options come from this much of the evidence: only they are shown, so they may reach further
+    # than `evidence_tokens` (the rows past the lines a model reads are often the ones asked for).
+    option_tokens: int = 1500
     # Code takes the option whose label fits the question this many times better than any option with
     # another value, instead of asking the model (0: the model always chooses).
-    decide_margin: float = 1.5
+    decide_margin: float = 1.3
     # Pages the question names, and for questions about the document's structure its outline.
     outline: bool = True
     outline_lines: int = 60

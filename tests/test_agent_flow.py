@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -163,6 +164,28 @@ def test_an_answer_not_in_the_evidence_is_retried_then_the_next_evidence_then_re
     assert result.not_found and kinds(events, Refusal)
 
 
+def test_an_answer_from_another_page_than_the_one_the_question_names_is_not_taken(run, pew_workspace):
+    [doc] = pew_workspace.store.documents()
+    ids = {}
+
+    def pick_on(on: bool):
+        def reply(prompt: str) -> str:
+            found = re.findall(r"^\[(E\d+)\] p\.(\d+) ", prompt, re.MULTILINE)
+            ids[on] = next(i for i, page in found if (int(page) == doc.pages) == on)
+            return pick(ids[on])
+        return reply
+
+    def read_picked(on: bool):
+        return lambda prompt: read(ident=ids[on])(prompt)
+
+    question = "What does the last page say about how the survey was conducted?"
+    result, events, _ = run([pick_on(False), read_picked(False), pick_on(True), read_picked(True)],
+                            question=question, coverage=0.0, reader_settings={"evidence_tokens": 1500})
+    verdicts = kinds(events, Verification)
+    assert [v.ok for v in verdicts] == [False, True] and "not on the page the question names" in verdicts[0].reason
+    assert result.citations[0]["page"] == doc.pages
+
+
 def test_refusal_when_the_question_names_what_the_documents_never_mention(run):
     result, events, llm = run([], question="How do Latinos see upward mobility in the 2031 survey by HAQ?")
     [refusal] = kinds(events, Refusal)
@@ -193,6 +216,18 @@ def test_a_computation_is_planned_then_each_operand_chosen_like_a_lookup(run):
     [picked] = kinds(events, EvidencePicked)
     assert picked.ids and all(i in computation.program for i in picked.ids)
     assert result.short_answer == computation.result
+
+
+def test_a_numbers_options_come_from_further_down_the_evidence_than_a_model_reads(run):
+    question = "What share of Latinos expect their children to be better off financially?"
+    narrow_settings = {**MODEL_CHOOSES, "evidence_tokens": 120, "option_tokens": 0}
+    _, _, narrow = run([json.dumps({"option": "1"})], question=question, coverage=0.0, reader_settings=narrow_settings)
+    _, events, wide = run([json.dumps({"option": "1"})], question=question, coverage=0.0,
+                          reader_settings={**narrow_settings, "option_tokens": 1500})
+    offered = [len(re.findall(r"^\d+\. ", llm.prompts[-1], re.MULTILINE)) for llm in (narrow, wide)]
+    assert offered[0] < offered[1] == 8, offered
+    [picked] = kinds(events, EvidencePicked)
+    assert picked.ids and picked.evidence[0]["text"], "an option past the read lines is still cited with its text"
 
 
 def program_over(ident: str, expression: str = "a - b"):

@@ -66,9 +66,11 @@ class ReaderInput(BaseModel):
     """Everything the reader reads for one question."""
 
     evidence: Evidence
+    numbers: Evidence | None = None  # more of the same evidence (its first items, ids alike): numbers' options
     document_text: str = ""  # the searched documents' pages, split by \f: what a question names must occur in it
     tables: dict[str, Any] = Field(default_factory=dict)  # fragment id of a table row → its table's DataFrame
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
+    pages: list[tuple[str, int]] = Field(default_factory=list)  # (doc id, page) the question names
     lookup: Lookup | None = None  # a search for one quantity of a computation
 
 
@@ -109,21 +111,27 @@ class Reader:
         if info.answer_type == "number":  # only number options are ranked by it
             self.rarity = word_rarity(given.document_text)
         avoid: list[str] = []
+        numbers = given.numbers or evidence  # only options are shown: they may come from further down
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
+            read_from = numbers
             if info.answer_type == "number" and not (info.compute and cfg.compute) and cfg.max_options:
-                picked, result = await self.choose_number(question, info, evidence, avoid, attempt)
+                picked, result = await self.choose_number(question, info, numbers, avoid, attempt)
             elif info.answer_type == "number" and info.compute and cfg.compute and cfg.operand_choice \
                     and cfg.max_options and attempt == 1:
-                picked, result = await self.compute_by_choice(question, evidence, given.lookup)
+                picked, result = await self.compute_by_choice(question, numbers, given.lookup)
             else:
+                read_from = evidence
                 picked = await self.pick(question, info, evidence, avoid, attempt)
                 result = await self.answer(question, info, evidence, picked, given.tables) if picked else None
             if not picked:
                 break
+            cited = read_from.get(result.cited) or picked
+            if result.ok and given.pages and not {(c.doc_id, c.page) for c in cited} & set(given.pages):
+                result = result.model_copy(update={"ok": False, "reason": "it is not on the page the question names"})
             self.emit("verify", {"ok": result.ok, "value": result.value, "ids": result.cited or [p.id for p in picked],
                                  "reason": result.reason, "attempt": attempt})
             if result.ok or not cfg.verify:
-                return self.accept(info, evidence, picked, result)
+                return self.accept(info, read_from, picked, result)
             avoid += [p.id for p in picked]
         return self.refuse(info, "no evidence line held a verifiable answer")
 
@@ -421,7 +429,7 @@ def word_rarity(text: str) -> dict[str, float]:
     """Each word's inverse page frequency in the documents (pages split by form feeds)."""
     pages = text.lower().split("\f")
     df = Counter(w for page in pages for w in {_stem(w) for w in _LABEL_WORDS.findall(page)})
-    return {w: math.log(1 + len(pages) / n) for w, n in df.items()}
+    return {w: math.log((1 + len(pages)) / n) for w, n in df.items()}  # ~0 on every page
 
 
 def clear_choice(options: list[Candidate], question: str, rarity: dict[str, float], margin: float) -> Candidate | None:

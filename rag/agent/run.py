@@ -180,9 +180,12 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
                  for line in page_lines(doc_id, file, page, store.page_texts(doc_id, [page]).get(page, ""), 0.0)]
         found = found[:2] + build(lines, count_tokens, page_tokens).items + found[2:]
     items += found
-    evidence = build(items, count_tokens, cfg.evidence_tokens + page_tokens, state.many_files, cfg.best_last)
+    budget = cfg.evidence_tokens + page_tokens
+    evidence = build(items, count_tokens, budget, state.many_files, cfg.best_last)
+    numbers = build(items, count_tokens, max(budget, cfg.option_tokens), state.many_files, cfg.best_last)
     text = "\f".join("\f".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
-    return ReaderInput(evidence=evidence, document_text=text, tables=table_frames(store, hits), counting=counting)
+    return ReaderInput(evidence=evidence, numbers=numbers, document_text=text, tables=table_frames(store, hits),
+                       counting=counting, pages=named)
 
 
 def table_frames(store, hits) -> dict:
