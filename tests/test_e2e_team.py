@@ -137,8 +137,9 @@ def test_a_waiting_and_a_running_question_are_stopped_from_the_chat(server, chro
     from playwright.sync_api import expect
 
     running, waiting = user(chromium, server), user(chromium, server)
+    # Asked together, so both need the model at once and one of them waits (asked once the first held
+    # the model, the second sometimes came after the first's last call and never waited).
     ask(running, "Describe everything the survey says about personal finances, in detail.")
-    expect(reply(running).get_by_text(re.compile("model is reading"))).to_be_visible(timeout=ANSWER_MS)
     ask(waiting, QUESTIONS[1])
     running, waiting = which_waits(running, waiting)
     shot(waiting, "03-waiting")
@@ -179,9 +180,8 @@ def test_a_conversation_reopened_after_a_restart_shows_the_same_messages_and_hop
     page.context.close()
 
 
-def which_waits(first, second, timeout_s: float = 60) -> tuple:
-    """(running, waiting): the second question may find the model free between two calls of the first and
-    take it, and then the first waits. Whichever hears "1 question ahead" is the waiting one."""
+def which_waits(first, second, timeout_s: float = 120) -> tuple:
+    """(running, waiting): whichever of two questions asked together hears "1 question ahead"."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         for running, waiting in ((first, second), (second, first)):
