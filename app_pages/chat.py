@@ -26,7 +26,8 @@ def follow(ws: Workspace, live: LiveRun) -> None:
 
     The status box's title is rewritten every half second (the elapsed time): each rewrite lets
     Streamlit end this script run when the user clicks Stop or anything else, and the next run
-    picks the question up again from its first event."""
+    picks the question up again from its first event. The answer is drawn by the rerun that follows,
+    from the saved turn: drawn here too, it showed twice while Streamlit swapped the two runs' elements."""
     st.button("Stop", key=f"stop_{live.turn.conversation_id}_{live.turn.n}", icon=":material/stop_circle:",
               on_click=live.stop, disabled=live.control.stopped, help="Stop this question (it keeps its evidence)")
     seen, label = 0, "Starting the agent (the first question also loads the language model) …"
@@ -40,7 +41,6 @@ def follow(ws: Workspace, live: LiveRun) -> None:
                 break
             status.update(label=f"{label} · {time.monotonic() - live.started:.0f} s", expanded=True)
         status.update(label=label, state="error" if live.error else "complete", expanded=False)
-    show_answer(ws, live.answer, live.error)
 
 
 def show_turn(ws: Workspace, turn: Turn) -> None:
