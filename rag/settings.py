@@ -122,6 +122,9 @@ class ReaderSettings(BaseModel):
     # model names values and the expression in one reply).
     operand_choice: bool = True
     lookup_k: int = 4  # fragments a quantity's own search adds to the evidence (0: none)
+    # Financial ratios ("return on capital employed") are planned by their textbook definitions
+    # (rag/agent/formulas.py), not by the model.
+    ratios: bool = True
     # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
     verify: bool = True
     # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.

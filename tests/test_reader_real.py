@@ -73,3 +73,11 @@ def test_refusal_when_the_evidence_is_absent(statements):
     result, events = ask(statements, "What was Best Buy's revenue in fiscal 2031?")
     assert result.not_found and result.short_answer == "Not answerable"
     assert not [e for e in events if isinstance(e, EvidencePicked)], "code refuses before the model picks"
+
+
+def test_a_financial_ratio_is_computed_by_its_textbook_definition(statements):
+    result, events = ask(statements, "What is Best Buy's return on capital employed for the fiscal year ending "
+                                     "January 28, 2023? Round your answer to three decimal places.")
+    computations = [e for e in events if isinstance(e, Computation) and e.error is None]
+    assert computations and "as textbooks define it" in computations[-1].program, "planned by code, not the model"
+    assert result.short_answer == "0.263", (result.answer, computations[-1].program)  # 1,795 / (15,803 - 8,979)

@@ -28,7 +28,8 @@ _NUMBER = re.compile(
 _COMPUTE = re.compile(
     r"\b(ratio|gap|difference|differ|change|increase|decrease|growth|grew|in total|total number|combined|"
     r"sum|average|mean|times|return on|margin|turnover|coverage|per share|decimal places?|round(?:ed)?|"
-    r"how many more|how much more|percentage points?|more than|less than|compared)\b", re.I)
+    r"how many more|how much more|percentage points?|more than|less than|compared|free cash flow|working capital|"
+    r"ebitda|payout|days (?:payable|sales|inventory))\b", re.I)
 _STRUCTURE = re.compile(
     r"\b(how many (?:pages?|sections?|chapters?|appendi\w+|figures?|tables?|charts?|images?|pictures?|diagrams?|"
     r"slides?|references|headings?|parts?)|appendi(?:x|ces)|chapters?|sections? \d|title of|(?:on|in) (?:the )?"

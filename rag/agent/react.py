@@ -113,7 +113,7 @@ class DocAgent(Workflow):
     async def read(self, ev: ReadRequest) -> StopEvent:
         reader = Reader(self.ask, self.reader_event, self.state.reader)
         given = self.evidence_for(self.state)
-        given.lookup = lambda query: from_hits(self.tools.search(query, "auto").hits)
+        given.lookup = lambda query, modality: from_hits(self.tools.search(query, modality).hits)
         self.result = await reader.read(self.state.question, self.state.info, given)
         return StopEvent(result=self.result)
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
+from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
@@ -42,11 +43,11 @@ _OWNER = re.compile(r"\b(?:[A-Z][\w&.-]*\s)*[A-Z][\w&.-]*['’]s\b")
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
 _DECIMALS = re.compile(r"\b(\d+|one|two|three|four)\s+decimal", re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
-_CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 1000}  # for averages, percentages and units, not evidence
+_CONSTANTS = {0, 1, 2, 3, 4, 5, 10, 12, 100, 365, 1000}  # averages, percentages, units, days: not evidence
 NUMBER_PATTERN = r"^-?\(?[$]?[0-9][0-9,]*([.][0-9]+)?%?\)?$"
 
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Any]
-Lookup = Callable[[str], list[EvidenceItem]]
+Lookup = Callable[[str, str], list[EvidenceItem]]  # (query, modality)
 
 
 class ReaderResult(BaseModel):
@@ -96,7 +97,9 @@ class Reader:
         cfg, evidence = self.settings, given.evidence
         if not cfg.typed:
             info = info.model_copy(update={"answer_type": "text", "options": []})
-        absent = missing_names(info.names, given.document_text) if cfg.refuse_unnamed else []
+        ratio = (named_ratio(question) or ("",))[0] if cfg.ratios else ""  # "after-tax": the ratio's word
+        absent = missing_names([n for n in info.names if n.lower() not in ratio], given.document_text) \
+            if cfg.refuse_unnamed else []
         if absent:
             return self.refuse(info, f"the documents never mention {', '.join(absent[:3])}")
         if cfg.refuse_unnamed and info.options and len(missing_options(info.options, given.document_text)) == len(info.options):
@@ -186,14 +189,21 @@ class Reader:
         return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
 
     async def choose(self, items: list[EvidenceItem], about: str, count: bool, prompt: Callable[..., str],
-                     exclude: frozenset = frozenset(), **fields: str) -> Candidate | None:
+                     exclude: frozenset = frozenset(), lines: tuple[str, ...] = (), **fields: str) -> Candidate | None:
         """One number of the evidence among the options whose labels best match `about` (not the year it
-        asks about, nor a value labelled only by another year): taken by code when one clearly fits,
-        else chosen by the model."""
+        asks about, nor a value labelled only by another year): taken by code when one clearly fits, else
+        chosen by the model. A statement line's amount (one of its `lines`' names) is labelled by its year
+        and is no percentage; the rows of that very name, when there are any, are the only options."""
         named = asked_years(about)
-        options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude]
+        options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude
+                   and not (lines and "%" in o.value + o.context)]
         if any(named & set(_YEAR.findall(o.context)) for o in options):
-            options = [o for o in options if named & set(_YEAR.findall(o.context)) or not _YEAR.search(o.context)]
+            options = [o for o in options if named & set(_YEAR.findall(o.context))
+                       or not (lines or _YEAR.search(o.context))]
+        if lines and (rows := statement_rows(options, lines)):
+            if len({to_number(o.value) for o in rows}) == 1:
+                return rows[0]._replace(by="code")
+            options = rows
         options = rank_candidates(options, about, self.rarity)[: self.settings.max_options]
         if not options:
             return None
@@ -207,37 +217,57 @@ class Reader:
 
     async def compute_by_choice(self, question: str, evidence: Evidence, lookup: Lookup | None
                                 ) -> tuple[list[EvidenceItem], Attempt]:
-        """Program of thought in small jobs: the model plans the computation from the question alone
-        (named quantities, one expression); each quantity is searched for (its row may be on another
-        page than the question's best evidence) and chosen among the evidence's numbers like a lookup;
-        code builds the program from the chosen values and runs it."""
-        quantity = create_model("Quantity", name=(str, Field(pattern=r"^[a-z][a-z0-9_]{0,24}$")),
-                                label=(str, Field(min_length=2, max_length=60)))
-        plan = create_model("Plan", quantities=(list[quantity], Field(min_length=1, max_length=4)),
-                            expression=(str, Field(min_length=1, max_length=120)))
-        reply = await self.call("plan computation", messages(prompts.PLAN.format(question=question)), plan, 160)
-        if reply.value is None:
-            return [], Attempt(ok=False, reason=f"unparseable plan: {reply.error}")
-        used = set(re.findall(r"[a-z_][a-z0-9_]*", reply.value.expression))
-        planned = reply.value.quantities  # each named once, and only those the expression uses
-        quantities = [q for n, q in enumerate(planned)
-                      if q.name in used and q.name not in {p.name for p in planned[:n]}]
+        """Program of thought in small jobs: a ratio with a textbook definition is planned by it, anything
+        else by the model from the question alone (named quantities, one expression); each quantity is
+        chosen like a lookup (`operands`); code builds the program from the chosen values and runs it."""
+        plan = ratio_plan(question, asked_years(question)) if self.settings.ratios else None
+        if plan is None:
+            quantity = create_model("Quantity", name=(str, Field(pattern=r"^[a-z][a-z0-9_]{0,24}$")),
+                                    label=(str, Field(min_length=2, max_length=60)))
+            model = create_model("Plan", quantities=(list[quantity], Field(min_length=1, max_length=4)),
+                                 expression=(str, Field(min_length=1, max_length=120)))
+            reply = await self.call("plan computation", messages(prompts.PLAN.format(question=question)), model, 160)
+            if reply.value is None:
+                return [], Attempt(ok=False, reason=f"unparseable plan: {reply.error}")
+            plan = reply.value
+        used = set(re.findall(r"[a-z_][a-z0-9_]*", plan.expression))
+        quantities = [q for n, q in enumerate(plan.quantities)  # each named once, and only those the expression uses
+                      if q.name in used and q.name not in {p.name for p in plan.quantities[:n]}]
+        defined = isinstance(plan, Plan)  # its quantities are statement lines
+        chosen = await self.operands(question, [(q.label, q.lines if defined else ()) for q in quantities],
+                                     evidence, lookup)
+        if chosen is None:
+            return [], Attempt(ok=False, reason="a quantity has no number in the evidence")
+        program = "\n".join([*([f"# {plan.definition}, as textbooks define it"] if defined else []),
+                             *(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
+                               for q, c in zip(quantities, chosen)), f"ans = {plan.expression}"])
+        picked = self.picked(evidence, chosen)
+        return picked, self.run(program, plan.expression, question, picked, {})
+
+    async def operands(self, question: str, labels: list[tuple[str, tuple[str, ...]]], evidence: Evidence,
+                       lookup: Lookup | None) -> list[Candidate] | None:
+        """The number of each (label, statement line names): searched for (its row may be on another page
+        than the question's best evidence; a statement line among table rows) and chosen among the
+        evidence's numbers like a lookup, never one already chosen. None when one has no number."""
         chosen: list[Candidate] = []
-        for q in quantities:
-            about = q.label if asked_years(q.label) else f"{q.label} {' '.join(sorted(asked_years(question)))}"
+        for label, lines in labels:
+            about = label if asked_years(label) else f"{label} {' '.join(sorted(asked_years(question)))}".strip()
             if lookup is not None and self.settings.lookup_k:
-                evidence.add(lookup(about)[: self.settings.lookup_k])
+                rows = lookup(about, "table" if lines else "auto")
+                evidence.add(rows[: self.settings.lookup_k * (2 if lines else 1)])
             found = await self.choose(evidence.items, about, False, prompts.CHOOSE_OPERAND.format,
-                                      frozenset(c[:2] for c in chosen), question=question, label=q.label)
+                                      frozenset(c[:2] for c in chosen), lines, question=question, label=label)
             if found is None:
-                return [], Attempt(ok=False, reason=f"no number in the evidence for {q.label}")
+                return None
             chosen.append(found)
+        return chosen
+
+    def picked(self, evidence: Evidence, chosen: list[Candidate]) -> list[EvidenceItem]:
+        """The lines chosen numbers stand in, reported as the reader's pick."""
         picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked],
                            "by": "code" if all(c.by == "code" for c in chosen) else "model"})
-        program = "\n".join([*(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
-                               for q, c in zip(quantities, chosen)), f"ans = {reply.value.expression}"])
-        return picked, self.run(program, reply.value.expression, question, picked, {})
+        return picked
 
     async def extract(self, question: str, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
                       retry: str) -> Attempt:
@@ -399,6 +429,18 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
                 continue
             found.setdefault((value, context), Candidate(value, context, item))
     return list(found.values())
+
+
+def statement_rows(options: list[Candidate], lines: tuple[str, ...]) -> list[Candidate]:
+    """The options in rows of the best of a statement line's names; of those, the value most of them
+    hold when one does (the consolidated figure recurs in the statements and the discussion, a
+    segment's does not)."""
+    ranked = [(rank, o) for o in options if (rank := line_rank(o.context, lines)) is not None]
+    best = [o for rank, o in ranked if rank == min(r for r, _ in ranked)]
+    counts = Counter(to_number(o.value) for o in best).most_common(2)
+    if len(counts) > 1 and counts[0][1] > counts[1][1]:
+        return [o for o in best if to_number(o.value) == counts[0][0]]
+    return best
 
 
 def rank_candidates(options: list[Candidate], question: str, rarity: dict[str, float] | None = None) -> list[Candidate]:

@@ -1,0 +1,59 @@
+"""Financial ratios planned by their textbook definitions (rag/agent/formulas.py)."""
+
+import re
+
+import pytest
+
+from rag.agent.compute import run_program
+from rag.agent.formulas import LINES, RATIOS, line_rank, ratio_plan
+from rag.agent.reader import asked_years
+
+
+def plan(question):
+    return ratio_plan(question, asked_years(question))
+
+
+def test_a_ratio_is_planned_with_each_statement_line_labelled_by_the_year_asked():
+    roce = plan("What is Return on Capital Employed for the fiscal year ending January 28, 2023?")
+    assert roce.expression == "operating_income / (total_assets - current_liabilities)"
+    assert [(q.lines[0], q.label.split()[-1]) for q in roce.quantities] == [
+        ("operating income", "2023"), ("total assets", "2023"), ("total current liabilities", "2023")]
+
+
+def test_an_average_takes_the_year_before_and_a_percentage_is_scaled():
+    roe = plan("What is after-tax return on average equity in FY2023? Answer in percentage terms.")
+    assert roe.expression.startswith("100 * ")
+    assert {q.name: q.label.split()[-1] for q in roe.quantities} == {
+        "net_income": "2023", "equity": "2023", "equity_prev": "2022"}
+    values = {"net_income": 1419, "equity": 2795, "equity_prev": 3020}
+    program = "\n".join(f"{k} = {v}" for k, v in values.items()) + f"\nans = {roe.expression}"
+    assert run_program(program) == pytest.approx(100 * 1419 / 2907.5)
+
+
+@pytest.mark.parametrize("question", [
+    "What was Best Buy's revenue in fiscal 2023?",  # no ratio: the model plans or reads
+    "What is the change of gross margin from FY2022 to FY2021?",  # two years: a change, not the ratio
+    "What is the return on average assets?",  # an average, but of which two years?
+])
+def test_no_plan_when_the_definition_does_not_fit_the_question(question):
+    assert plan(question) is None
+
+
+def test_every_name_a_definition_uses_is_a_statement_line():
+    for pattern, expression in RATIOS:
+        names = {n.removesuffix("_prev") for n in re.findall(r"[a-z_][a-z0-9_]*", expression)} - {"abs"}
+        assert names <= set(LINES), (pattern, names - set(LINES))
+
+
+@pytest.mark.parametrize(("context", "line", "named"), [
+    ("Fiscal Years Ended: Net earnings · January 28, 2023", "net_income", True),
+    ("Current liabilities — Total current liabilities · January 28, 2023", "current_liabilities", True),
+    ("Fiscal Years Ended: Earnings before income tax expense and equity in income of affiliates · 2023",
+     "pretax_income", True),
+    ("Total shareholders’ equity(1) · 2023", "equity", True),
+    ("Property and equipment, net · 2023", "ppe", True),
+    ("Deferred revenue · January 28, 2023", "revenue", False),  # another line that says "revenue"
+    ("Total long-term debt, less current portion · 2023", "debt", False),
+])
+def test_a_row_is_a_statement_line_only_under_one_of_its_names(context, line, named):
+    assert (line_rank(context, LINES[line]) is not None) is named
