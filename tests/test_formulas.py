@@ -6,7 +6,8 @@ import pytest
 
 from rag.agent.compute import run_program
 from rag.agent.formulas import LINES, RATIOS, line_rank, ratio_plan
-from rag.agent.reader import asked_years
+from rag.agent.reader import Candidate, asked_years, statement_rows
+from rag.context import EvidenceItem
 
 
 def plan(question):
@@ -57,3 +58,25 @@ def test_every_name_a_definition_uses_is_a_statement_line():
 ])
 def test_a_row_is_a_statement_line_only_under_one_of_its_names(context, line, named):
     assert (line_rank(context, LINES[line]) is not None) is named
+
+
+def rows(*cells):
+    """Number options as the reader builds them from table rows: (label · column, value)."""
+    item = EvidenceItem(text="", kind="table", doc_id="d", file="f.pdf", page=1)
+    return [Candidate(value, context, item) for context, value in cells]
+
+
+def test_the_rows_named_like_the_line_hold_its_value_the_consolidated_one_where_segments_differ():
+    options = rows(("Consolidated Performance Summary: Gross profit · 2022", "$11,640"),
+                   ("International Segment Performance Summary: Gross profit · 2022", "$938"),
+                   ("Fiscal Years Ended: Gross profit · January 29, 2022", "11,640"),
+                   ("Gross profit as a % of revenue · 2022", "22.5"))
+    assert {o.value for o in statement_rows(options, LINES["gross_profit"])} == {"$11,640", "11,640"}
+
+
+def test_a_rows_very_name_and_a_more_common_name_come_first():
+    options = rows(("Statement of Earnings Location: Cost of sales and SG&A · 2023", "233"),
+                   ("Fiscal Years Ended: Cost of sales · January 28, 2023", "36,386"))
+    assert [o.value for o in statement_rows(options, LINES["cost_of_sales"])] == ["36,386"]
+    debt = rows(("Long-term debt · January 28, 2023", "1,160"), ("Total long-term debt · January 28, 2023", "1,176"))
+    assert [o.value for o in statement_rows(debt, LINES["debt"])] == ["1,176"]

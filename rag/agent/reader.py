@@ -241,7 +241,9 @@ class Reader:
         program = "\n".join([*([f"# {plan.definition}, as textbooks define it"] if defined else []),
                              *(f"{q.name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
                                for q, c in zip(quantities, chosen)), f"ans = {plan.expression}"])
-        picked = self.picked(evidence, chosen)
+        picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
+        self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked],
+                           "by": "code" if all(c.by == "code" for c in chosen) else "model"})
         return picked, self.run(program, plan.expression, question, picked, {})
 
     async def operands(self, question: str, labels: list[tuple[str, tuple[str, ...]]], evidence: Evidence,
@@ -261,13 +263,6 @@ class Reader:
                 return None
             chosen.append(found)
         return chosen
-
-    def picked(self, evidence: Evidence, chosen: list[Candidate]) -> list[EvidenceItem]:
-        """The lines chosen numbers stand in, reported as the reader's pick."""
-        picked = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
-        self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked],
-                           "by": "code" if all(c.by == "code" for c in chosen) else "model"})
-        return picked
 
     async def extract(self, question: str, info: QuestionInfo, evidence: Evidence, picked: list[EvidenceItem],
                       retry: str) -> Attempt:
@@ -436,7 +431,8 @@ def statement_rows(options: list[Candidate], lines: tuple[str, ...]) -> list[Can
     hold when one does (the consolidated figure recurs in the statements and the discussion, a
     segment's does not)."""
     ranked = [(rank, o) for o in options if (rank := line_rank(o.context, lines)) is not None]
-    best = [o for rank, o in ranked if rank == min(r for r, _ in ranked)]
+    top = min((rank for rank, _ in ranked), default=None)
+    best = [o for rank, o in ranked if rank == top]
     counts = Counter(to_number(o.value) for o in best).most_common(2)
     if len(counts) > 1 and counts[0][1] > counts[1][1]:
         return [o for o in best if to_number(o.value) == counts[0][0]]
