@@ -230,6 +230,30 @@ def test_a_numbers_options_come_from_further_down_the_evidence_than_a_model_read
     assert picked.ids and picked.evidence[0]["text"], "an option past the read lines is still cited with its text"
 
 
+WORSE = ("Among Hispanics shaped by their current financial situation, which situation involves the highest "
+         "percentage that expects their future finances to get a lot worse?")
+
+
+def test_which_row_has_the_highest_value_is_compared_by_code_over_the_charts_table(run):
+    result, events, _ = run([], question=WORSE, coverage=0.0)
+    assert kinds(events, LLMCall) == [], "neither the search nor the reader asks the model"
+    [computation] = kinds(events, Computation)
+    assert computation.program.endswith("ans = df['Get a lot worse'].dropna().idxmax()")
+    assert result.short_answer == computation.result == "Poor financial condition"
+    [picked] = kinds(events, EvidencePicked)
+    assert picked.by == "code" and result.citations[0]["page"] == 16 and result.picked == picked.ids
+
+
+def test_the_model_names_the_column_compared_when_the_headers_cannot(run):
+    question = "Which group of Hispanics is the most optimistic about their children's financial future?"
+    result, events, llm = run([json.dumps({"column": "2"})], question=question, coverage=0.0)
+    assert [c.purpose for c in kinds(events, LLMCall)] == ["pick evidence"]
+    assert "Which column" in llm.prompts[-1] and "2. Better off" in llm.prompts[-1]
+    [computation] = kinds(events, Computation)
+    assert "df['Better off']" in computation.program and kinds(events, EvidencePicked)[0].by == "model"
+    assert result.short_answer == "High school graduate", "79%, the largest share expecting them to be better off"
+
+
 def program_over(ident: str, expression: str = "a - b"):
     """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
     def reply(prompt: str) -> str:

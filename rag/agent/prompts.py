@@ -88,6 +88,15 @@ Candidate numbers found in the documents, each with what labels it:
 Question: {question}
 To answer it we need: {label}. Which candidate is that number? Reply with its number."""
 
+CHOOSE_COLUMN = """\
+A table found in the documents; one of its rows reads:
+{table}
+The table's columns of numbers:
+{columns}
+
+Question: {question}
+Which column holds the values the question compares? Reply with its number."""
+
 PICK_AVOID = " Do not pick {ids}: they were tried and did not hold the answer."
 
 EXTRACT = {

@@ -24,6 +24,8 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
+from rag.agent.extremes import clear_column, comparison, names_all
+from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
@@ -111,6 +113,9 @@ class Reader:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
         if given.counting and (counted := self.count(given.counting, evidence)):
             return counted
+        if cfg.compare and info.answer_type in ("text", "choice") and \
+                (compared := await self.compare(question, info, evidence, given.tables)):
+            return compared
         if info.answer_type == "number":  # only number options are ranked by it
             self.rarity = word_rarity(given.document_text)
         avoid: list[str] = []
@@ -214,6 +219,45 @@ class Reader:
         model = create_model("Choice", option=(Literal[tuple(str(n) for n in range(1, len(options) + 1))], ...))
         reply = await self.call("pick evidence", messages(prompt(options=listed, **fields)), model, 16)
         return options[int(reply.value.option) - 1] if reply.value else None
+
+    async def compare(self, question: str, info: QuestionInfo, evidence: Evidence,
+                      tables: dict[str, Any]) -> ReaderResult | None:
+        """"Which row has the highest …": code compares the rows of the first table of the evidence that
+        has them (rag/agent/extremes.py); the model only chooses the column when the headers cannot tell."""
+        years, seen = asked_years(question), set()
+        for item in evidence.items:
+            frame = tables.get(item.fragment_id)
+            if frame is None or id(frame) in seen or not names_all(frame, item.text, info.names):
+                continue
+            seen.add(id(frame))
+            found = comparison(frame, question, years, info.options)
+            if found is None:
+                continue
+            columns = list(map(str, found.frame.columns))
+            by = "code" if found.change or (column := clear_column(columns, question, years)) else "model"
+            if by == "model" and not (column := await self.column(question, item, columns)):
+                continue
+            what = "option" if info.options else "row label"
+            code = f"# df: the numbers of the table of {item.id} (p. {item.page}), one row per {what}\n" \
+                   + comparison_program(found, None if found.change else column)
+            try:
+                label = str(run_program(code, {"df": found.frame}))
+            except ComputeError:
+                continue
+            self.emit("pick", {"ids": [item.id], "attempt": 1, "evidence": [shown(item)], "by": by})
+            self.emit("compute", {"program": code, "result": label, "error": None})
+            self.emit("verify", {"ok": True, "value": label, "ids": [item.id], "reason": "compared by code", "attempt": 1})
+            return ReaderResult(answer=f"{label} [p. {item.page}]", short=label, answer_type=info.answer_type,
+                                picked=[item.id], cited=[item], program=code, value=label)
+        return None
+
+    async def column(self, question: str, item: EvidenceItem, columns: list[str]) -> str | None:
+        """The column a comparison is about, chosen by the model among the table's numeric columns."""
+        listed = "\n".join(f"{n}. {c}" for n, c in enumerate(columns, 1))
+        model = create_model("Column", column=(Literal[tuple(str(n) for n in range(1, len(columns) + 1))], ...))
+        prompt = prompts.CHOOSE_COLUMN.format(table=item.text[:200], columns=listed, question=question)
+        reply = await self.call("pick evidence", messages(prompt), model, 16)
+        return columns[int(reply.value.column) - 1] if reply.value else None
 
     async def compute_by_choice(self, question: str, evidence: Evidence, lookup: Lookup | None
                                 ) -> tuple[list[EvidenceItem], Attempt]:

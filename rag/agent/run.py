@@ -189,13 +189,15 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
 
 
 def table_frames(store, hits) -> dict:
-    """fragment id → the DataFrame of the table that row belongs to, for the computation tool."""
-    wanted = {h.fragment.id: (h.fragment.doc_id, h.fragment.extra.get("table_id"))
-              for h in hits if h.fragment.modality == "table" and h.fragment.extra.get("table_id")}
+    """fragment id → the DataFrame of the table that row (or chart) belongs to, one per table, for the
+    computation and comparison tools."""
+    wanted = {h.fragment.id: (h.fragment.doc_id, table_id) for h in hits  # a chart's figure: its values' table
+              if (table_id := h.fragment.extra.get("table_id") or h.fragment.extra.get("chart_table_id"))}
     tables = {}
     for doc_id in {d for d, _ in wanted.values()}:
         tables.update({(doc_id, t.table_id): t for t in store.tables(doc_id)})
-    return {fid: tables[key].to_dataframe() for fid, key in wanted.items() if key in tables}
+    frames = {key: tables[key].to_dataframe() for key in set(wanted.values()) if key in tables}
+    return {fid: frames[key] for fid, key in wanted.items() if key in frames}
 
 
 def answer_event(state: RunState, result: ReaderResult) -> AnswerEvent:

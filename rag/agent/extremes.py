@@ -1,0 +1,155 @@
+"""Which row of a table holds the highest or the lowest value: compared by code over the table's DataFrame.
+
+"Which situation involves the highest percentage that …", "among operations, investing and financing
+activities, which brought in the most cash in FY2022", "which subgroup gained most from 2008 to 2015":
+read as text rows, a small model names a neighbouring row. Here code finds the rows (the table's labels,
+or the question's own options), the column compared (the year asked, the change between two years, the
+header that says what is asked) and takes the row with the extreme value. The model's only job, when
+the headers cannot tell, is to choose the column.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+import pandas as pd
+
+from rag.agent.question import STOPWORDS
+
+Way = Literal["max", "min"]
+
+_MOST = re.compile(r"\b(most|highest|largest|greatest|biggest|maximum|greater|larger|higher|bigger)\b", re.I)
+_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|less|lower|smaller|fewer)\b", re.I)
+_NOT_COMPARING = re.compile(r"\b(?:more|less|fewer) than\b|\bless[- ]well\b|\bat (?:least|most)\b", re.I)
+_FALL = re.compile(r"\b(drop|dropp|declin|decreas|fall|fell|los[est]|shr[iau]nk|reduc)\w*", re.I)
+_ASKS_WHICH = re.compile(r"\b(which|what|who)\b", re.I)
+_AGGREGATE = re.compile(r"^(total|all\b|overall|net\b|general (?:public|population)|average)", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_NUMERIC = re.compile(r"^[+-]?\(?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?%?$")
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+class Comparison(NamedTuple):
+    frame: pd.DataFrame  # numbers only: index = the rows compared, columns = the table's numeric columns
+    way: Way
+    change: tuple[str, str] | None  # (earlier, later) columns when a change between two years is compared
+
+
+def direction(question: str) -> Way | None:
+    """The extreme a question asks for ("the most (or lost the least)" asks for the most), if it asks."""
+    if not _ASKS_WHICH.search(question):
+        return None
+    q = _NOT_COMPARING.sub(" ", question)
+    most, least = _MOST.search(q), _LEAST.search(q)
+    if not (most or least):
+        return None
+    way: Way = "max" if most and (not least or most.start() < least.start()) else "min"
+    return way
+
+
+def comparison(frame: pd.DataFrame, question: str, years: set[str], options: list[str]) -> Comparison | None:
+    """The table as rows to compare, when it has them: a label column and numeric columns; with the
+    question's options, one row for each option (named by the option); else every row but totals."""
+    way = direction(question)
+    if way is None or frame.shape[0] < 2 or frame.shape[1] < 2:
+        return None
+    frame = frame.astype(str)
+    labels_at = next((c for c in range(frame.shape[1]) if _share_numeric(frame.iloc[:, c]) < 0.5), None)
+    if labels_at is None:
+        return None
+    numbers = frame.drop(columns=frame.columns[labels_at]).apply(lambda col: col.map(as_number).astype(float))
+    numbers = numbers.loc[:, numbers.notna().sum() >= 2]
+    numbers.index = [" ".join(str(v).split()) for v in frame.iloc[:, labels_at]]
+    if years and years <= set(numbers.index) and not any(years & set(_YEAR.findall(str(c))) for c in numbers.columns):
+        numbers = numbers.T  # the years are the rows: the rows compared are the columns
+    numbers = numbers.loc[:, [bool(str(c).strip()) for c in numbers.columns]]
+    if years and all(years & set(_YEAR.findall(str(i))) for i in numbers.index):
+        return None  # rows of a group in a year ("2014 · White"): not one row per thing compared
+    if options:
+        rows = option_rows(list(map(str, numbers.index)), options)
+        if rows is None:
+            return None
+        numbers = numbers.iloc[rows]
+        numbers.index = options
+    else:
+        numbers = numbers[[not _AGGREGATE.match(str(i)) and bool(str(i).strip()) for i in numbers.index]]
+    if numbers.shape[0] < 2 or numbers.shape[1] < 1:
+        return None
+    change = changed_columns(list(map(str, numbers.columns)), years)
+    if change and _FALL.search(question):
+        way = "min" if way == "max" else "max"  # the biggest drop is the most negative change
+    return Comparison(numbers, way, change)
+
+
+def names_all(frame: pd.DataFrame, text: str, names: list[str]) -> bool:
+    """Whether a table names every acronym the question names ("FEVER", "HOVER"): a table of another
+    dataset or model compares other things."""
+    words = " ".join([text, *map(str, frame.columns), *map(str, frame.iloc[:, 0])]).lower()
+    return all(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", words) for n in names if n.isupper() and len(n) > 1)
+
+
+def option_rows(labels: list[str], options: list[str]) -> list[int] | None:
+    """The row of each option, by the words that tell the options apart ("operations" ~ "Operating
+    activities"); None unless each option names a row of its own."""
+    words = [_stems(o) for o in options]
+    shared = set.intersection(*words) if words else set()
+    rows = []
+    for own in (w - shared or w for w in words):
+        scores = [len(own & _stems(label)) / len(own) for label in labels]
+        best = max(scores, default=0)
+        if best < 0.5 or scores.count(best) > 1:
+            return None
+        rows.append(scores.index(best))
+    return rows if len(set(rows)) == len(rows) else None
+
+
+def changed_columns(columns: list[str], years: set[str]) -> tuple[str, str] | None:
+    """(earlier, later) when the question names two years and each heads one column."""
+    if len(years) != 2:
+        return None
+    found = [next((c for c in columns if y in _YEAR.findall(c)), None) for y in sorted(years)]
+    return (found[0], found[1]) if all(found) and found[0] != found[1] else None
+
+
+def column_scores(columns: list[str], question: str, years: set[str]) -> list[int]:
+    """How well each header says what is asked: the year asked counts most, then the question's words."""
+    asked = _stems(question)
+    return [3 * len(years & set(_YEAR.findall(c))) + len(asked & _stems(c)) for c in columns]
+
+
+def clear_column(columns: list[str], question: str, years: set[str]) -> str | None:
+    """The column code can name: the only one, or the one whose header fits best by itself."""
+    if len(columns) == 1:
+        return columns[0]
+    scores = column_scores(columns, question, years)
+    best = max(scores)
+    return columns[scores.index(best)] if best > 0 and scores.count(best) == 1 else None
+
+
+def program(comparison: Comparison, column: str | None) -> str:
+    """The comparison as a program over the table `df` (run by the whitelist evaluator, shown to users)."""
+    pick = "idxmax" if comparison.way == "max" else "idxmin"
+    if comparison.change:
+        earlier, later = comparison.change
+        return f"ans = (df[{later!r}] - df[{earlier!r}]).dropna().{pick}()"
+    return f"ans = df[{column!r}].dropna().{pick}()"
+
+
+def as_number(cell: str) -> float | None:
+    text = cell.strip()
+    if not _NUMERIC.match(text):
+        return None
+    negative = "(" in text or text.startswith("-")
+    value = float(re.sub(r"[^\d.]", "", text))
+    return -value if negative else value
+
+
+def _share_numeric(column: pd.Series) -> float:
+    cells = [c for c in column if str(c).strip() not in ("", "-", "—", "nan", "None")]
+    return sum(as_number(str(c)) is not None for c in cells) / max(len(cells), 1)
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to six letters, so that "operations" meets "operating"."""
+    return {w[:6] for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
