@@ -7,7 +7,15 @@ import pandas as pd
 import pytest
 
 from rag.agent.compute import run_program
-from rag.agent.extremes import clear_column, comparison, direction, names_all, option_rows, program
+from rag.agent.extremes import (
+    clear_column,
+    comparison,
+    direction,
+    named_columns,
+    names_all,
+    option_rows,
+    program,
+)
 from rag.agent.question import analyse
 from rag.agent.reader import asked_years
 
@@ -32,6 +40,13 @@ OPTIMISM = pd.DataFrame([  # p. 14: two years and the chart's own change column
     ["Some college or more", "85", "65", "+20"],
     ["Ages 18-29", "90", "77", "+13"],
 ], columns=["category", "2015", "2008", "Change '08-'15"])
+CONFIDENCE = pd.DataFrame([  # Pew political survey p. 5, a chart read at ingestion
+    ["Negotiate favorable trade agreements with other countries", "26", "30", "44", "54"],
+    ["Make good decisions about economic policy", "29", "31", "46", "53"],
+    ["Use military force wisely", "32", "26", "51", "46"],
+    ["Make wise decisions about immigration policy", "39", "26", "55", "43"],
+    ["Work effectively with Congress", "33", "13", "54", "43"],
+], columns=["category", "Not at all", "Very", "Not at all + Not too", "Somewhat + Very"])
 INCOME = pd.DataFrame([  # p. 11: a group in a year per row
     ["2015 · Hispanic", "53", "37", "10"], ["2015 · White", "49", "43", "7"],
     ["2014 · Hispanic", "53", "34", "9"], ["2014 · White", "59", "33", "7"],
@@ -41,7 +56,7 @@ INCOME = pd.DataFrame([  # p. 11: a group in a year per row
 def answer(frame: pd.DataFrame, question: str) -> str:
     found = comparison(frame, question, asked_years(question), analyse(question).options)
     assert found is not None
-    column = None if found.change else clear_column(list(found.frame.columns), question, asked_years(question))
+    column = [] if found.change else [clear_column(list(found.frame.columns), question, asked_years(question))]
     return run_program(program(found, column), {"df": found.frame})
 
 
@@ -53,6 +68,7 @@ def answer(frame: pd.DataFrame, question: str) -> str:
     ("Which groups have more than half saying yes?", None),  # a threshold, not an extreme
     ("How do 5% of Latinos see the future, better or less well-off?", None),
     ("The highest share of the year.", None),  # asks for no row
+    ("Among the higher-income seniors, what share go online?", None),  # a group's name
 ])
 def test_the_extreme_asked_for(question, way):
     assert direction(question) == way
@@ -101,3 +117,11 @@ def test_a_table_that_does_not_name_the_acronyms_asked_about_is_not_compared():
     question = "Which type of semantic errors has the lowest total percentages in FEVER dataset?"
     assert not names_all(errors, "Table: error analysis on HOVER", analyse(question).names)
     assert names_all(errors, "Table: error analysis on HOVER", analyse(question.replace("FEVER", "HOVER")).names)
+
+
+def test_a_list_of_extremes_is_one_per_column_the_question_spells_out():
+    question = "What are the domains with the highest percentage that adults are very confident and not at all confident?"
+    found = comparison(CONFIDENCE, question, set(), [])
+    assert named_columns(list(found.frame.columns), question) == ["Not at all", "Very"]
+    assert run_program(program(found, ["Very", "Not at all"]), {"df": found.frame}) == [
+        "Make good decisions about economic policy", "Make wise decisions about immigration policy"]

@@ -19,8 +19,9 @@ from rag.agent.question import STOPWORDS
 
 Way = Literal["max", "min"]
 
-_MOST = re.compile(r"\b(most|highest|largest|greatest|biggest|maximum|greater|larger|higher|bigger)\b", re.I)
-_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|less|lower|smaller|fewer)\b", re.I)
+# Not in a compound: "higher-income seniors" names a group, it asks for no extreme.
+_MOST = re.compile(r"\b(most|highest|largest|greatest|biggest|maximum|greater|larger|higher|bigger)\b(?!-)", re.I)
+_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|less|lower|smaller|fewer)\b(?!-)", re.I)
 _NOT_COMPARING = re.compile(r"\b(?:more|less|fewer) than\b|\bless[- ]well\b|\bat (?:least|most)\b", re.I)
 _FALL = re.compile(r"\b(drop|dropp|declin|decreas|fall|fell|los[est]|shr[iau]nk|reduc)\w*", re.I)
 _ASKS_WHICH = re.compile(r"\b(which|what|who)\b", re.I)
@@ -44,28 +45,16 @@ def direction(question: str) -> Way | None:
     most, least = _MOST.search(q), _LEAST.search(q)
     if not (most or least):
         return None
-    way: Way = "max" if most and (not least or most.start() < least.start()) else "min"
-    return way
+    return "max" if most and (not least or most.start() < least.start()) else "min"
 
 
 def comparison(frame: pd.DataFrame, question: str, years: set[str], options: list[str]) -> Comparison | None:
-    """The table as rows to compare, when it has them: a label column and numeric columns; with the
-    question's options, one row for each option (named by the option); else every row but totals."""
+    """The table as rows to compare, when it has them: with the question's options, one row for each
+    option (named by the option); else every row but totals."""
     way = direction(question)
-    if way is None or frame.shape[0] < 2 or frame.shape[1] < 2:
+    numbers = numeric_table(frame, years) if way else None
+    if numbers is None:
         return None
-    frame = frame.astype(str)
-    labels_at = next((c for c in range(frame.shape[1]) if _share_numeric(frame.iloc[:, c]) < 0.5), None)
-    if labels_at is None:
-        return None
-    numbers = frame.drop(columns=frame.columns[labels_at]).apply(lambda col: col.map(as_number).astype(float))
-    numbers = numbers.loc[:, numbers.notna().sum() >= 2]
-    numbers.index = [" ".join(str(v).split()) for v in frame.iloc[:, labels_at]]
-    if years and years <= set(numbers.index) and not any(years & set(_YEAR.findall(str(c))) for c in numbers.columns):
-        numbers = numbers.T  # the years are the rows: the rows compared are the columns
-    numbers = numbers.loc[:, [bool(str(c).strip()) for c in numbers.columns]]
-    if years and all(years & set(_YEAR.findall(str(i))) for i in numbers.index):
-        return None  # rows of a group in a year ("2014 · White"): not one row per thing compared
     if options:
         rows = option_rows(list(map(str, numbers.index)), options)
         if rows is None:
@@ -80,6 +69,26 @@ def comparison(frame: pd.DataFrame, question: str, years: set[str], options: lis
     if change and _FALL.search(question):
         way = "min" if way == "max" else "max"  # the biggest drop is the most negative change
     return Comparison(numbers, way, change)
+
+
+def numeric_table(frame: pd.DataFrame, years: set[str]) -> pd.DataFrame | None:
+    """A table's numbers indexed by its label column (the first column mostly not numbers), its rows the
+    things compared: transposed when the years asked label its rows. None without labels and numbers."""
+    if frame.shape[0] < 2 or frame.shape[1] < 2:
+        return None
+    frame = frame.astype(str)
+    labels_at = next((c for c in range(frame.shape[1]) if _share_numeric(frame.iloc[:, c]) < 0.5), None)
+    if labels_at is None:
+        return None
+    numbers = frame.drop(columns=frame.columns[labels_at]).apply(lambda col: col.map(as_number).astype(float))
+    numbers = numbers.loc[:, numbers.notna().sum() >= 2]
+    numbers.index = [" ".join(str(v).split()) for v in frame.iloc[:, labels_at]]
+    if years and years <= set(numbers.index) and not any(years & set(_YEAR.findall(str(c))) for c in numbers.columns):
+        numbers = numbers.T
+    numbers = numbers.loc[:, [bool(str(c).strip()) for c in numbers.columns]]
+    if years and all(years & set(_YEAR.findall(str(i))) for i in numbers.index):
+        return None  # rows of a group in a year ("2014 · White"): not one row per thing compared
+    return numbers
 
 
 def names_all(frame: pd.DataFrame, text: str, names: list[str]) -> bool:
@@ -127,13 +136,22 @@ def clear_column(columns: list[str], question: str, years: set[str]) -> str | No
     return columns[scores.index(best)] if best > 0 and scores.count(best) == 1 else None
 
 
-def program(comparison: Comparison, column: str | None) -> str:
-    """The comparison as a program over the table `df` (run by the whitelist evaluator, shown to users)."""
+def named_columns(columns: list[str], question: str) -> list[str]:
+    """The columns whose headers the question spells out in full ("the highest percentage that are very
+    confident and not at all confident": 'Very' and 'Not at all'), for a list of extremes."""
+    asked = set(_WORD.findall(question.lower()))
+    return [c for c in columns if (words := set(_WORD.findall(c.lower()))) and words <= asked]
+
+
+def program(comparison: Comparison, columns: list[str]) -> str:
+    """The comparison as a program over the table `df` (run by the whitelist evaluator, shown to users):
+    the extreme row of a column, of the change between two year columns, or of each of several columns."""
     pick = "idxmax" if comparison.way == "max" else "idxmin"
     if comparison.change:
         earlier, later = comparison.change
         return f"ans = (df[{later!r}] - df[{earlier!r}]).dropna().{pick}()"
-    return f"ans = df[{column!r}].dropna().{pick}()"
+    extremes = [f"df[{c!r}].dropna().{pick}()" for c in columns]
+    return f"ans = {extremes[0]}" if len(extremes) == 1 else f"ans = [{', '.join(extremes)}]"
 
 
 def as_number(cell: str) -> float | None:

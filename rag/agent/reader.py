@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
-from rag.agent.extremes import clear_column, comparison, names_all
+from rag.agent.extremes import Comparison, clear_column, comparison, named_columns, names_all
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
@@ -113,7 +113,7 @@ class Reader:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
         if given.counting and (counted := self.count(given.counting, evidence)):
             return counted
-        if cfg.compare and info.answer_type in ("text", "choice") and \
+        if cfg.compare and info.answer_type in ("text", "choice", "list") and \
                 (compared := await self.compare(question, info, evidence, given.tables)):
             return compared
         if info.answer_type == "number":  # only number options are ranked by it
@@ -231,25 +231,38 @@ class Reader:
                 continue
             seen.add(id(frame))
             found = comparison(frame, question, years, info.options)
-            if found is None:
+            if found is None or (compared := await self.compared_columns(question, info, found, item, years)) is None:
                 continue
-            columns = list(map(str, found.frame.columns))
-            by = "code" if found.change or (column := clear_column(columns, question, years)) else "model"
-            if by == "model" and not (column := await self.column(question, item, columns)):
-                continue
+            chosen, by = compared
             what = "option" if info.options else "row label"
             code = f"# df: the numbers of the table of {item.id} (p. {item.page}), one row per {what}\n" \
-                   + comparison_program(found, None if found.change else column)
+                   + comparison_program(found, chosen)
             try:
-                label = str(run_program(code, {"df": found.frame}))
+                result = run_program(code, {"df": found.frame})
             except ComputeError:
                 continue
+            label = json.dumps(list(map(str, result)), ensure_ascii=False) if isinstance(result, list) else str(result)
             self.emit("pick", {"ids": [item.id], "attempt": 1, "evidence": [shown(item)], "by": by})
             self.emit("compute", {"program": code, "result": label, "error": None})
             self.emit("verify", {"ok": True, "value": label, "ids": [item.id], "reason": "compared by code", "attempt": 1})
             return ReaderResult(answer=f"{label} [p. {item.page}]", short=label, answer_type=info.answer_type,
                                 picked=[item.id], cited=[item], program=code, value=label)
         return None
+
+    async def compared_columns(self, question: str, info: QuestionInfo, found: Comparison, item: EvidenceItem,
+                               years: set[str]) -> tuple[list[str], str] | None:
+        """The columns compared and who chose them: for a list, each column the question spells out; the
+        change between two years; the one header that fits; else the model's choice."""
+        columns = list(map(str, found.frame.columns))
+        if info.answer_type == "list":
+            chosen = named_columns(columns, question)
+            return (chosen, "code") if len(chosen) >= 2 and not found.change else None
+        if found.change:
+            return [], "code"
+        if column := clear_column(columns, question, years):
+            return [column], "code"
+        column = await self.column(question, item, columns)
+        return ([column], "model") if column else None
 
     async def column(self, question: str, item: EvidenceItem, columns: list[str]) -> str | None:
         """The column a comparison is about, chosen by the model among the table's numeric columns."""
