@@ -122,7 +122,8 @@ class ReaderSettings(BaseModel):
     # model names values and the expression in one reply).
     operand_choice: bool = True
     lookup_k: int = 4  # fragments a quantity's own search adds to the evidence (0: none)
-    # "Which row has the highest …" is answered by code comparing a table's rows (rag/agent/extremes.py).
+    # "Which row has the highest …" is answered by code comparing a table's rows (rag/agent/extremes.py),
+    # or refused when no table of the evidence compares them: a model's pick cannot be checked.
     compare: bool = True
     # Financial ratios ("return on capital employed") are planned by their textbook definitions
     # (rag/agent/formulas.py), not by the model.

@@ -254,6 +254,13 @@ def test_the_model_names_the_column_compared_when_the_headers_cannot(run):
     assert result.short_answer == "High school graduate", "79%, the largest share expecting them to be better off"
 
 
+def test_an_extreme_no_table_of_the_evidence_compares_is_refused_without_the_model(run):
+    question = "Which Latino subgroup interviewed by SSRS has the highest share rating their finances as excellent?"
+    result, events, _ = run([], question=question, coverage=0.0)  # SSRS is named in the report, in no table
+    assert kinds(events, LLMCall) == [] and result.short_answer == "Not answerable"
+    assert "no table of the evidence compares" in kinds(events, Refusal)[0].reason
+
+
 def program_over(ident: str, expression: str = "a - b"):
     """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
     def reply(prompt: str) -> str:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
-from rag.agent.extremes import Comparison, clear_column, comparison, named_columns, names_all
+from rag.agent.extremes import Comparison, clear_column, comparison, direction, named_columns, names_all
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
@@ -113,9 +113,11 @@ class Reader:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
         if given.counting and (counted := self.count(given.counting, evidence)):
             return counted
-        if cfg.compare and info.answer_type in ("text", "choice", "list") and \
-                (compared := await self.compare(question, info, evidence, given.tables)):
-            return compared
+        if cfg.compare and info.answer_type in ("text", "choice", "list") and direction(question):
+            if compared := await self.compare(question, info, evidence, given.tables):
+                return compared
+            if info.answer_type != "list":  # a model's pick of the highest cannot be checked against values
+                return self.refuse(info, "no table of the evidence compares what the question asks about")
         if info.answer_type == "number":  # only number options are ranked by it
             self.rarity = word_rarity(given.document_text)
         avoid: list[str] = []
