@@ -261,6 +261,12 @@ def test_an_extreme_no_table_of_the_evidence_compares_is_refused_without_the_mod
     assert "no table of the evidence compares" in kinds(events, Refusal)[0].reason
 
 
+def test_what_a_share_the_question_gives_stands_for_is_read_off_the_charts_table(run):
+    result, events, _ = run([], question="How do 5% of Latinos see their children's financial future?", coverage=0.0)
+    assert kinds(events, LLMCall) == [] and result.short_answer == "Less well-off"
+    assert "(df == 5.0)" in kinds(events, Computation)[0].program
+
+
 def program_over(ident: str, expression: str = "a - b"):
     """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
     def reply(prompt: str) -> str:

@@ -11,10 +11,13 @@ from rag.agent.extremes import (
     clear_column,
     comparison,
     direction,
+    holder_program,
     named_columns,
     names_all,
+    numeric_table,
     option_rows,
     program,
+    share_given,
 )
 from rag.agent.question import analyse
 from rag.agent.reader import asked_years
@@ -47,6 +50,10 @@ CONFIDENCE = pd.DataFrame([  # Pew political survey p. 5, a chart read at ingest
     ["Make wise decisions about immigration policy", "39", "26", "55", "43"],
     ["Work effectively with Congress", "33", "13", "54", "43"],
 ], columns=["category", "Not at all", "Very", "Not at all + Not too", "Somewhat + Very"])
+CHILDREN = pd.DataFrame([  # p. 17: groups by rows, answers by columns
+    ["All Hispanics", "5", "72", "16"], ["U.S. born", "6", "70", "17"], ["Foreign born", "5", "75", "16"],
+    ["Male", "6", "72", "15"], ["High school graduate", "4", "79", "14"],
+], columns=["category", "Less well-off", "Better off", "About the same"])
 INCOME = pd.DataFrame([  # p. 11: a group in a year per row
     ["2015 · Hispanic", "53", "37", "10"], ["2015 · White", "49", "43", "7"],
     ["2014 · Hispanic", "53", "34", "9"], ["2014 · White", "59", "33", "7"],
@@ -125,3 +132,17 @@ def test_a_list_of_extremes_is_one_per_column_the_question_spells_out():
     assert named_columns(list(found.frame.columns), question) == ["Not at all", "Very"]
     assert run_program(program(found, ["Very", "Not at all"]), {"df": found.frame}) == [
         "Make good decisions about economic policy", "Make wise decisions about immigration policy"]
+
+
+def holder(question: str) -> list[str] | None:
+    numbers = numeric_table(CHILDREN, set())
+    code = holder_program(numbers, share_given(question), question)
+    return code and run_program(code, {"df": numbers})
+
+
+def test_what_a_share_the_question_gives_stands_for():
+    assert share_given("How do 5% of the Latinos see upward mobility for their children?") == 5.0
+    assert share_given("Do 5% or 10% of them agree?") is None, "two shares: which one is asked about is unclear"
+    assert holder("How do 5% of the Latinos see upward mobility for their children?") == ["Less well-off"]
+    assert holder("Which group has 79% saying their children will be better off?") == ["High school graduate"]
+    assert holder("Which group has 72% saying their children will be better off?") is None, "two rows hold it"

@@ -1,11 +1,13 @@
-"""Which row of a table holds the highest or the lowest value: compared by code over the table's DataFrame.
+"""Which row of a table holds the highest or the lowest value, and what a share the question gives stands
+for: answered by code over the table's DataFrame.
 
 "Which situation involves the highest percentage that …", "among operations, investing and financing
 activities, which brought in the most cash in FY2022", "which subgroup gained most from 2008 to 2015":
 read as text rows, a small model names a neighbouring row. Here code finds the rows (the table's labels,
 or the question's own options), the column compared (the year asked, the change between two years, the
 header that says what is asked) and takes the row with the extreme value. The model's only job, when
-the headers cannot tell, is to choose the column.
+the headers cannot tell, is to choose the column. "How do 5% of Latinos see …" is the same table read the
+other way: the column (or row) whose cells hold the share.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ _AGGREGATE = re.compile(r"^(total|all\b|overall|net\b|general (?:public|populati
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _NUMERIC = re.compile(r"^[+-]?\(?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?%?$")
 _WORD = re.compile(r"[a-z]{3,}")
+_SHARE = re.compile(r"\b(\d+(?:\.\d+)?)\s?%")
 
 
 class Comparison(NamedTuple):
@@ -152,6 +155,26 @@ def program(comparison: Comparison, columns: list[str]) -> str:
         return f"ans = (df[{later!r}] - df[{earlier!r}]).dropna().{pick}()"
     extremes = [f"df[{c!r}].dropna().{pick}()" for c in columns]
     return f"ans = {extremes[0]}" if len(extremes) == 1 else f"ans = [{', '.join(extremes)}]"
+
+
+def share_given(question: str) -> float | None:
+    """The one share a question gives ("how do 5% of the Latinos see …"): what holds it is asked."""
+    shares = _SHARE.findall(question)
+    return float(shares[0]) if len(shares) == 1 else None
+
+
+def holder_program(numbers: pd.DataFrame, value: float, question: str) -> str | None:
+    """A program naming what the cells holding `value` stand for: the one column they are in, unless the
+    question names it (a survey chart's answer, its rows being groups); else the one row they are in,
+    unless the question names it. None when neither is one and unnamed."""
+    cells = [(row, column) for column in numbers.columns for row in numbers.index[numbers[column] == value]]
+    asked = _stems(question)
+    rows, columns = {str(r) for r, _ in cells}, {str(c) for _, c in cells}
+    if len(columns) == 1 and not asked & _stems(next(iter(columns))):
+        return f"ans = df.columns[(df == {value!r}).sum() > 0].tolist()"
+    if len(rows) == 1 and not asked & _stems(next(iter(rows))):
+        return f"ans = df.index[(df == {value!r}).sum(axis=1) > 0].tolist()"
+    return None
 
 
 def as_number(cell: str) -> float | None:

@@ -24,7 +24,17 @@ from pydantic import BaseModel, Field, create_model
 
 from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
-from rag.agent.extremes import Comparison, clear_column, comparison, direction, named_columns, names_all
+from rag.agent.extremes import (
+    Comparison,
+    clear_column,
+    comparison,
+    direction,
+    holder_program,
+    named_columns,
+    names_all,
+    numeric_table,
+    share_given,
+)
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
@@ -113,6 +123,9 @@ class Reader:
             return self.refuse(info, f"no evidence is close to the question (best similarity {best:.2f})")
         if given.counting and (counted := self.count(given.counting, evidence)):
             return counted
+        if cfg.compare and info.answer_type == "text" and (share := share_given(question)) is not None and \
+                (held := self.holder(question, info, evidence, given.tables, share)):
+            return held
         if cfg.compare and info.answer_type in ("text", "choice", "list") and direction(question):
             if compared := await self.compare(question, info, evidence, given.tables):
                 return compared
@@ -226,12 +239,8 @@ class Reader:
                       tables: dict[str, Any]) -> ReaderResult | None:
         """"Which row has the highest …": code compares the rows of the first table of the evidence that
         has them (rag/agent/extremes.py); the model only chooses the column when the headers cannot tell."""
-        years, seen = asked_years(question), set()
-        for item in evidence.items:
-            frame = tables.get(item.fragment_id)
-            if frame is None or id(frame) in seen or not names_all(frame, item.text, info.names):
-                continue
-            seen.add(id(frame))
+        years = asked_years(question)
+        for item, frame in evidence_tables(evidence, tables, info.names):
             found = comparison(frame, question, years, info.options)
             if found is None or (compared := await self.compared_columns(question, info, found, item, years)) is None:
                 continue
@@ -239,17 +248,38 @@ class Reader:
             what = "option" if info.options else "row label"
             code = f"# df: the numbers of the table of {item.id} (p. {item.page}), one row per {what}\n" \
                    + comparison_program(found, chosen)
-            try:
-                result = run_program(code, {"df": found.frame})
-            except ComputeError:
-                continue
-            label = json.dumps(list(map(str, result)), ensure_ascii=False) if isinstance(result, list) else str(result)
-            self.emit("pick", {"ids": [item.id], "attempt": 1, "evidence": [shown(item)], "by": by})
-            self.emit("compute", {"program": code, "result": label, "error": None})
-            self.emit("verify", {"ok": True, "value": label, "ids": [item.id], "reason": "compared by code", "attempt": 1})
-            return ReaderResult(answer=f"{label} [p. {item.page}]", short=label, answer_type=info.answer_type,
-                                picked=[item.id], cited=[item], program=code, value=label)
+            if answered := self.by_program(info, item, code, found.frame, by):
+                return answered
         return None
+
+    def holder(self, question: str, info: QuestionInfo, evidence: Evidence, tables: dict[str, Any],
+               share: float) -> ReaderResult | None:
+        """"How do 5% of Latinos see …": what the cells holding that share stand for, in the first table of
+        the evidence where they agree (rag/agent/extremes.py)."""
+        for item, frame in evidence_tables(evidence, tables, info.names):
+            numbers = numeric_table(frame, set())
+            code = holder_program(numbers, share, question) if numbers is not None else None
+            if code and (answered := self.by_program(info, item, f"# df: the numbers of the table of {item.id} "
+                                                                  f"(p. {item.page})\n{code}", numbers, "code")):
+                return answered
+        return None
+
+    def by_program(self, info: QuestionInfo, item: EvidenceItem, code: str, frame: Any, by: str) -> ReaderResult | None:
+        """An answer code computed over a table: run, reported like a computation, cited to the table's line."""
+        try:
+            result = run_program(code, {"df": frame})
+        except ComputeError:
+            return None
+        if isinstance(result, list) and info.answer_type != "list":
+            if len(result) != 1:
+                return None
+            result = result[0]
+        label = json.dumps(list(map(str, result)), ensure_ascii=False) if isinstance(result, list) else str(result)
+        self.emit("pick", {"ids": [item.id], "attempt": 1, "evidence": [shown(item)], "by": by})
+        self.emit("compute", {"program": code, "result": label, "error": None})
+        self.emit("verify", {"ok": True, "value": label, "ids": [item.id], "reason": "computed by code", "attempt": 1})
+        return ReaderResult(answer=f"{label} [p. {item.page}]", short=label, answer_type=info.answer_type,
+                            picked=[item.id], cited=[item], program=code, value=label)
 
     async def compared_columns(self, question: str, info: QuestionInfo, found: Comparison, item: EvidenceItem,
                                years: set[str]) -> tuple[list[str], str] | None:
@@ -417,6 +447,17 @@ class Reader:
         self.emit("refuse", {"reason": reason})
         return ReaderResult(answer=f"{prompts.NOT_IN_DOCUMENTS.capitalize()}: {reason}.", short=NOT_ANSWERABLE,
                             answer_type=info.answer_type, refused=reason)
+
+
+def evidence_tables(evidence: Evidence, tables: dict[str, Any], names: list[str]):
+    """(first line, DataFrame) of each table the evidence holds a line of, in the evidence's order, when
+    the table names every acronym the question names."""
+    seen = set()
+    for item in evidence.items:
+        frame = tables.get(item.fragment_id)
+        if frame is not None and id(frame) not in seen and names_all(frame, item.text, names):
+            seen.add(id(frame))
+            yield item, frame
 
 
 def shown(item: EvidenceItem) -> dict:
