@@ -88,7 +88,8 @@ def numeric_table(frame: pd.DataFrame, years: set[str]) -> pd.DataFrame | None:
     numbers.index = [" ".join(str(v).split()) for v in frame.iloc[:, labels_at]]
     if years and years <= set(numbers.index) and not any(years & set(_YEAR.findall(str(c))) for c in numbers.columns):
         numbers = numbers.T
-    numbers = numbers.loc[:, [bool(str(c).strip()) for c in numbers.columns]]
+    numbers = numbers.loc[~numbers.index.duplicated(), [bool(str(c).strip()) for c in numbers.columns]]
+    numbers = numbers.loc[:, ~numbers.columns.duplicated()]  # a name is one row and one column
     if years and all(years & set(_YEAR.findall(str(i))) for i in numbers.index):
         return None  # rows of a group in a year ("2014 · White"): not one row per thing compared
     return numbers
