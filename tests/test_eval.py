@@ -103,7 +103,8 @@ def test_eval_end_to_end_with_the_embedded_model(tmp_path):
     assert 0 <= summary["retrieval_recall"] <= 1
     for r in rows:
         assert r["answer"] and r["trace"] and json.loads(Path(r["trace"]).read_text().splitlines()[0])["kind"] == "run_start"
-        assert r["tokens"]["prompt"] > 100 and r["hops"] == 1 and r["short_answer"]
+        assert r["hops"] == 1 and r["short_answer"]
+        assert r["tokens"]["prompt"] > 100 or r["program"], "read by the model, else computed by code"
         assert 0 <= r["score_mmlongbench"] <= 1
     assert "| single-pass | 2 |" in (out / "report.md").read_text()
     assert "plotly" in (out / "report.html").read_text()
