@@ -267,6 +267,15 @@ def test_what_a_share_the_question_gives_stands_for_is_read_off_the_charts_table
     assert "(df == 5.0)" in kinds(events, Computation)[0].program
 
 
+def test_the_group_with_the_biggest_drop_and_its_size_are_computed_over_the_charts_rows_by_year(run):
+    question = ("From 2014 to 2015, which group had the most significant drop in the share of households saying "
+                "their income was falling behind the cost of living, and what is the percentage dropped?")
+    result, events, _ = run([], question=question, coverage=0.0)
+    assert kinds(events, LLMCall) == []
+    assert "(df['Falling behind · 2015'] - df['Falling behind · 2014'])" in kinds(events, Computation)[0].program
+    assert result.short_answer == '["White", "10"]' and result.citations[0]["page"] == 11
+
+
 def program_over(ident: str, expression: str = "a - b"):
     """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
     def reply(prompt: str) -> str:

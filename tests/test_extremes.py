@@ -8,6 +8,7 @@ import pytest
 
 from rag.agent.compute import run_program
 from rag.agent.extremes import (
+    asks_amount,
     clear_column,
     comparison,
     direction,
@@ -111,6 +112,18 @@ def test_no_comparison_where_the_rows_are_not_the_things_compared():
     assert comparison(CASH_FLOWS, "What was the cash from operations in 2022?", {"2022"}, []) is None
     words = pd.DataFrame([["Deductive", "LP"], ["First-order", "FOL"]], columns=["Problem", "Formulation"])
     assert comparison(words, "Which problem has the most examples?", set(), []) is None, "no numbers"
+
+
+def test_rows_of_a_group_in_a_year_are_compared_as_the_change_of_the_measure_the_question_names():
+    question = ("From 2014 to 2015, one group has the most significant drop of households saying their income "
+                "was falling behind the cost of living. Which group is this, and what is the percentage dropped?")
+    found = comparison(INCOME, question, asked_years(question), [])
+    assert list(found.frame.index) == ["Hispanic", "White"] and "Staying about even with · 2014" in found.frame
+    assert found.change == ("Falling behind · 2014", "Falling behind · 2015") and found.way == "min"
+    assert asks_amount(question) and not asks_amount("Which group had the biggest drop?")
+    assert run_program(program(found, [], amount=True), {"df": found.frame}) == ["White", 10.0]
+    gained = "Which group gained most in saying their income was falling behind from 2014 to 2015?"
+    assert answer(INCOME, gained) == "Hispanic", "'falling' names the measure, it asks for no drop"
 
 
 def test_a_column_code_cannot_tell_is_left_to_the_model():

@@ -32,6 +32,8 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _NUMERIC = re.compile(r"^[+-]?\(?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?%?$")
 _WORD = re.compile(r"[a-z]{3,}")
 _SHARE = re.compile(r"\b(\d+(?:\.\d+)?)\s?%")
+_AMOUNT = re.compile(r"\band\s+(?:what|how much|by how much|how many)\b", re.I)  # "which group, and what is the drop?"
+_IN_A_YEAR = re.compile(r"^((?:19|20)\d\d) · (.+)$")
 
 
 class Comparison(NamedTuple):
@@ -68,8 +70,12 @@ def comparison(frame: pd.DataFrame, question: str, years: set[str], options: lis
         numbers = numbers[[not _AGGREGATE.match(str(i)) and bool(str(i).strip()) for i in numbers.index]]
     if numbers.shape[0] < 2 or numbers.shape[1] < 1:
         return None
-    change = changed_columns(list(map(str, numbers.columns)), years)
-    if change and _FALL.search(question):
+    columns = list(map(str, numbers.columns))
+    change = changed_columns(columns, years, question)
+    if change is None and len(years) == 2 and all(any(y in _YEAR.findall(c) for c in columns) for y in years):
+        return None  # a change is asked but which measure changed is unclear
+    measure = _YEAR.sub(" ", change[0]).strip(" ·") if change else ""
+    if change and _FALL.search(re.sub(re.escape(measure), " ", question, flags=re.I) if measure else question):
         way = "min" if way == "max" else "max"  # the biggest drop is the most negative change
     return Comparison(numbers, way, change)
 
@@ -86,6 +92,7 @@ def numeric_table(frame: pd.DataFrame, years: set[str]) -> pd.DataFrame | None:
     numbers = frame.drop(columns=frame.columns[labels_at]).apply(lambda col: col.map(as_number).astype(float))
     numbers = numbers.loc[:, numbers.notna().sum() >= 2]
     numbers.index = [" ".join(str(v).split()) for v in frame.iloc[:, labels_at]]
+    numbers = by_year(numbers)
     if years and years <= set(numbers.index) and not any(years & set(_YEAR.findall(str(c))) for c in numbers.columns):
         numbers = numbers.T
     numbers = numbers.loc[~numbers.index.duplicated(), [bool(str(c).strip()) for c in numbers.columns]]
@@ -93,6 +100,18 @@ def numeric_table(frame: pd.DataFrame, years: set[str]) -> pd.DataFrame | None:
     if years and all(years & set(_YEAR.findall(str(i))) for i in numbers.index):
         return None  # rows of a group in a year ("2014 · White"): not one row per thing compared
     return numbers
+
+
+def by_year(numbers: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a group in a year ("2014 · White", as charts read at ingestion label them) as one row per
+    group and a column per measure and year ("Falling behind · 2014"); other tables as they are."""
+    found = [_IN_A_YEAR.match(str(i)) for i in numbers.index]
+    if not all(found) or len({m[1] for m in found}) < 2 or len({m[2] for m in found}) < 2:
+        return numbers
+    numbers = numbers.set_axis(pd.MultiIndex.from_tuples([(m[2], m[1]) for m in found]))
+    wide = numbers[~numbers.index.duplicated()].unstack(level=1)
+    wide.columns = [f"{measure} · {year}" for measure, year in wide.columns]
+    return wide
 
 
 def names_all(frame: pd.DataFrame, text: str, names: list[str]) -> bool:
@@ -117,12 +136,24 @@ def option_rows(labels: list[str], options: list[str]) -> list[int] | None:
     return rows if len(set(rows)) == len(rows) else None
 
 
-def changed_columns(columns: list[str], years: set[str]) -> tuple[str, str] | None:
-    """(earlier, later) when the question names two years and each heads one column."""
+def changed_columns(columns: list[str], years: set[str], question: str) -> tuple[str, str] | None:
+    """(earlier, later) when the question names two years and each heads a column of the same measure
+    ("Falling behind · 2014", "Falling behind · 2015"); of several measures, the one the question names."""
     if len(years) != 2:
         return None
-    found = [next((c for c in columns if y in _YEAR.findall(c)), None) for y in sorted(years)]
-    return (found[0], found[1]) if all(found) and found[0] != found[1] else None
+    pairs: dict[str, dict[str, str]] = {}
+    for c in columns:
+        if len(asked := years & set(_YEAR.findall(c))) == 1:
+            pairs.setdefault(_YEAR.sub(" ", c).strip(" ·"), {}).setdefault(asked.pop(), c)
+    pairs = {m: p for m, p in pairs.items() if len(p) == 2}
+    if len(pairs) > 1:
+        fit = {m: len(_stems(question) & _stems(m)) for m in pairs}
+        pairs = {m: p for m, p in pairs.items() if fit[m] == max(fit.values()) > 0}
+    if len(pairs) != 1:
+        return None
+    earlier, later = sorted(years)
+    found = next(iter(pairs.values()))
+    return found[earlier], found[later]
 
 
 def column_scores(columns: list[str], question: str, years: set[str]) -> list[int]:
@@ -147,13 +178,25 @@ def named_columns(columns: list[str], question: str) -> list[str]:
     return [c for c in columns if (words := set(_WORD.findall(c.lower()))) and words <= asked]
 
 
-def program(comparison: Comparison, columns: list[str]) -> str:
+def asks_amount(question: str) -> bool:
+    """Whether the question asks for the extreme's value too ("which group, and what is the drop?")."""
+    return bool(_AMOUNT.search(question))
+
+
+def program(comparison: Comparison, columns: list[str], amount: bool = False) -> str:
     """The comparison as a program over the table `df` (run by the whitelist evaluator, shown to users):
-    the extreme row of a column, of the change between two year columns, or of each of several columns."""
+    the extreme row of a column, of the change between two year columns, or of each of several columns;
+    with `amount`, the row and its value (a change by its size)."""
     pick = "idxmax" if comparison.way == "max" else "idxmin"
     if comparison.change:
         earlier, later = comparison.change
-        return f"ans = (df[{later!r}] - df[{earlier!r}]).dropna().{pick}()"
+        series, size = f"(df[{later!r}] - df[{earlier!r}]).dropna()", "abs(s.{}())"
+    else:
+        series, size = f"df[{columns[0]!r}].dropna()" if len(columns) == 1 else "", "s.{}()"
+    if amount and series:
+        return f"s = {series}\nans = [s.{pick}(), {size.format(comparison.way)}]"
+    if comparison.change:
+        return f"ans = {series}.{pick}()"
     extremes = [f"df[{c!r}].dropna().{pick}()" for c in columns]
     return f"ans = {extremes[0]}" if len(extremes) == 1 else f"ans = [{', '.join(extremes)}]"
 

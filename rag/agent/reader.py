@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from numbers import Real
 from typing import Any, Literal, NamedTuple
 
 from llama_index.core.llms import ChatMessage, MessageRole
@@ -26,6 +27,7 @@ from rag.agent import prompts
 from rag.agent.compute import ComputeError, run_program
 from rag.agent.extremes import (
     Comparison,
+    asks_amount,
     clear_column,
     comparison,
     direction,
@@ -246,9 +248,11 @@ class Reader:
                 continue
             chosen, by = compared
             what = "option" if info.options else "row label"
+            amount = info.answer_type != "list" and asks_amount(question)
             code = f"# df: the numbers of the table of {item.id} (p. {item.page}), one row per {what}\n" \
-                   + comparison_program(found, chosen)
-            if answered := self.by_program(info, item, code, found.frame, by):
+                   + comparison_program(found, chosen, amount)
+            asked = info.model_copy(update={"answer_type": "list"}) if amount else info
+            if answered := self.by_program(asked, item, code, found.frame, by):
                 return answered
         return None
 
@@ -274,7 +278,7 @@ class Reader:
             if len(result) != 1:
                 return None
             result = result[0]
-        label = json.dumps(list(map(str, result)), ensure_ascii=False) if isinstance(result, list) else str(result)
+        label = json.dumps(list(map(plain, result)), ensure_ascii=False) if isinstance(result, list) else plain(result)
         self.emit("pick", {"ids": [item.id], "attempt": 1, "evidence": [shown(item)], "by": by})
         self.emit("compute", {"program": code, "result": label, "error": None})
         self.emit("verify", {"ok": True, "value": label, "ids": [item.id], "reason": "computed by code", "attempt": 1})
@@ -458,6 +462,13 @@ def evidence_tables(evidence: Evidence, tables: dict[str, Any], names: list[str]
         if frame is not None and id(frame) not in seen and names_all(frame, item.text, names):
             seen.add(id(frame))
             yield item, frame
+
+
+def plain(value: Any) -> str:
+    """A computed value as read: 10.0 as 10."""
+    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def shown(item: EvidenceItem) -> dict:
