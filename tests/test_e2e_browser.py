@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import PEW, ROOT, free_port, pages_of
+from conftest import BESTBUY, PEW, ROOT, free_port, pages_of
 
 from rag.bench_ui import CHROMIUM
 from rag.bench_ui import browser as launch
@@ -211,3 +211,30 @@ def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tm
     expect(page.get_by_text(QUESTION).first).to_be_visible()
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
     shot(page, "08-trace-from-evaluate")
+
+
+def test_statement_values_in_the_chat(page, tmp_path):
+    """Issue 12's two Best Buy questions asked in the chat: the value read off its row, the statement's page
+    cited (page 2 of the uploaded cut)."""
+    from playwright.sync_api import expect
+
+    pdf = tmp_path / "bestbuy-statements.pdf"
+    pdf.write_bytes(pages_of(BESTBUY, [39, 40, 41, 42]))
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Upload", exact=True).click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
+    expect(page.locator('[data-testid="stAlert"]').filter(has_text="bestbuy-statements.pdf")).to_contain_text(
+        "4 pages", timeout=120_000)
+    page.get_by_role("link", name="New conversation").click()
+    messages = page.locator('[data-testid="stChatMessage"]')
+    expect(messages).to_have_count(0)
+    for n, (question, value) in enumerate([("What was Best Buy's gross profit in fiscal 2023?", "9,912"),
+                            ("What was Best Buy's revenue in fiscal 2023, in millions of dollars?", "46,298")]):
+        page.locator('[data-testid="stChatInputTextArea"]').fill(question)
+        page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+        reply = messages.nth(2 * n + 1)
+        expect(reply.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+        expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
+        number = re.escape(value).replace(",", ",?")
+        expect(reply.get_by_text(re.compile(rf"^\$?{number}\b.*\[p\. 2\]")).first).to_be_visible()
+        expect(reply.get_by_text("Cited page 2 · bestbuy-statements.pdf").first).to_be_attached()
+    shot(page, "09-statement-values")
