@@ -28,6 +28,33 @@ def gguf():
     return ensure_gguf(local_settings(None).llm.model_dir, progress=print)
 
 
+def thread_nice() -> dict[int, int]:
+    """The nice value of each thread of this process (field 19 of /proc/…/stat)."""
+    nice = {}
+    for stat in Path(f"/proc/{os.getpid()}/task").glob("*/stat"):
+        nice[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[16])
+    return nice
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="threads are niced one by one on Linux only")
+def test_decoding_runs_below_the_priority_of_the_rest_of_the_app(gguf):
+    """The threads that decode are niced, so a page redraw or another user's search is not starved by
+    them; the caller's thread keeps its priority, and a streamed reply decodes on the same threads."""
+    import threading
+
+    from llama_index.core.llms import ChatMessage
+
+    from rag.models.llm import DECODE_NICE
+
+    before = thread_nice()
+    llm = LocalLlamaCpp(gguf, max_tokens=8)
+    assert llm.chat([ChatMessage(role="user", content="Say OK.")]).message.content.strip()
+    assert "".join(r.delta for r in llm.stream_chat([ChatMessage(role="user", content="Say OK.")])).strip()
+    started = {tid: n for tid, n in thread_nice().items() if tid not in before}
+    assert started and set(started.values()) == {DECODE_NICE}, started
+    assert thread_nice()[threading.get_native_id()] == before[threading.get_native_id()]
+
+
 @pytest.fixture(scope="module")
 def statements(tmp_path_factory, embed_model):
     """The 10-K's consolidated statements (pages 39-42), indexed in a real store."""

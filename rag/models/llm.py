@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,16 @@ from rag.settings import Settings
 
 # A ReAct step ends where the model would start inventing the tool's answer.
 REACT_STOP = ["Observation:"]
+# Decoding fills both cores for seconds; at a lower priority it yields them to what a user waits on
+# first (the page, the query's embedding and search), and still has them whenever they are idle.
+DECODE_NICE = 5
+
+
+def _lower_priority() -> None:
+    """Lower this thread's priority (Linux nices threads one by one; the threads llama.cpp starts from
+    it inherit the value)."""
+    if sys.platform == "linux":
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), DECODE_NICE)
 
 
 class LocalLlamaCpp(CustomLLM):
@@ -53,6 +66,8 @@ class LocalLlamaCpp(CustomLLM):
     _llm: Any = PrivateAttr()
     _queue: ModelQueue = PrivateAttr(default_factory=ModelQueue)
     _control: RunControl | None = PrivateAttr(default=None)
+    _decoder: ThreadPoolExecutor = PrivateAttr(
+        default_factory=lambda: ThreadPoolExecutor(1, "decode", initializer=_lower_priority))
 
     def __init__(self, model_path: Path, n_threads: int = 2, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -79,7 +94,7 @@ class LocalLlamaCpp(CustomLLM):
 
     def _complete(self, args: dict) -> dict:
         with self._queue.turn(self._control):
-            return self._llm.create_chat_completion(**args)
+            return self._decoder.submit(self._llm.create_chat_completion, **args).result()
 
     def _stoppable(self, decode):
         """llama.cpp's decode step, run once for the prompt and once per generated token: the question
@@ -122,7 +137,8 @@ class LocalLlamaCpp(CustomLLM):
         def generate() -> ChatResponseGen:
             text = ""
             with self._queue.turn(self._control):
-                for chunk in self._llm.create_chat_completion(**self._args(messages, kwargs), stream=True):
+                chunks = self._llm.create_chat_completion(**self._args(messages, kwargs), stream=True)
+                while (chunk := self._decoder.submit(next, chunks, None).result()) is not None:
                     delta = chunk["choices"][0]["delta"].get("content") or ""
                     text += delta
                     yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
