@@ -133,7 +133,8 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
         page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
         starts.append(time.monotonic())
     users_seen = [{"question": q, "queue_s": None, "ahead": [], "first_hop_s": None, "answer_s": None,
-                   "run_id": None, "error": None} for q in asked]
+                   "run_id": None, "error": None, "asked_at": time.time() - (time.monotonic() - t)}
+                  for q, t in zip(asked, starts)]
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and any(u["answer_s"] is None and not u["error"] for u in users_seen):
         for n, (page, seen) in enumerate(zip(pages, users_seen)):
@@ -201,7 +202,24 @@ def bench_ui_on_pdf(pdf: Path, questions: list[str], users: int = 4) -> dict:
         with server:
             result = bench_ui(server.url, questions, users)
         result["answered_own_question"] = answered_own_question(server.trace_dir, result["per_user"])
+        server_times(server.trace_dir, result["per_user"])
     return result
+
+
+def server_times(trace_dir: Path, users: list[dict]) -> None:
+    """Where a user's first-hop wait went, from the server's trace: seconds from Enter until its run
+    started (the page's rerun) and until the run's first hop ended (search); the rest is drawing."""
+    from rag.trace import load_trace
+
+    for u in users:
+        path = trace_dir / f"{u['run_id']}.jsonl"
+        if not u["run_id"] or not path.exists():
+            continue
+        events = [s["event"] for s in load_trace(path)]
+        start = next(e for e in events if e["kind"] == "run_start")["t_start"]
+        hop = next((e["t_end"] for e in events if e["kind"] == "hop_end"), None)
+        u["run_start_s"] = round(start - u["asked_at"], 2)
+        u["hop_end_s"] = round(hop - u["asked_at"], 2) if hop else None
 
 
 def answered_own_question(trace_dir: Path, users: list[dict]) -> bool:

@@ -111,6 +111,7 @@ class RunSummary(BaseModel):
     question: str
     hops: int
     latency_s: float | None
+    first_hop_s: float | None = None
     prompt_tokens: int
     completion_tokens: int
     status: str
@@ -124,10 +125,12 @@ def summarize(path: Path) -> RunSummary:
     answer = next((e for e in events if e["kind"] == "answer"), None)
     llm = [e for e in events if e["kind"] == "llm"]
     latency = (answer["t_start"] - start["t_start"]) if start and answer else None
+    hop = next((e for e in events if e["kind"] == "hop_end"), None)
     return RunSummary(
         run_id=path.stem, path=str(path), started=spans[0]["start_time"] if spans else None,
         question=start["question"] if start else "", hops=len({e["hop"] for e in events if e["kind"] == "hop_end"}),
         latency_s=round(latency, 2) if latency is not None else None,
+        first_hop_s=round(hop["t_end"] - start["t_start"], 2) if start and hop and hop.get("t_end") else None,
         prompt_tokens=sum(e["prompt_tokens"] for e in llm), completion_tokens=sum(e["completion_tokens"] for e in llm),
         status="error" if any(e["kind"] == "error" for e in events) else (
             ("stopped" if answer.get("stop_reason") == "stopped" else "done") if answer else "incomplete"),

@@ -23,6 +23,7 @@ from rag.agent.events import (
     LLMCall,
     Paraphrase,
     Refusal,
+    RunStart,
     Stop,
     Verification,
     Waiting,
@@ -135,7 +136,8 @@ def test_low_scores_are_retried_once_with_a_paraphrase(run):
     assert first.hop == retried.hop == 1 and retried.query == QUESTION
     assert {h.fragment.id for h in retried.hits} >= set(retried.new_ids) and len(result.hops) == 1
     assert [f["id"] for f in result.hops[0].fragments] == [h.fragment.id for h in retried.hits]
-    assert summarize(Path(result.trace)).hops == 1
+    summary = summarize(Path(result.trace))
+    assert summary.hops == 1 and 0 < summary.first_hop_s == round(first.t_end - kinds(events, RunStart)[0].t_start, 2)
 
 
 def test_unparseable_react_output_is_retried_then_the_reader_still_answers(run):
