@@ -5,7 +5,7 @@ import re
 import pytest
 
 from rag.agent.compute import run_program
-from rag.agent.formulas import LINES, RATIOS, line_rank, ratio_plan
+from rag.agent.formulas import LINES, RATIOS, asked_line, line_rank, ratio_plan
 from rag.agent.reader import Candidate, asked_years, statement_rows
 from rag.context import EvidenceItem
 
@@ -72,6 +72,26 @@ def test_the_rows_named_like_the_line_hold_its_value_the_consolidated_one_where_
                    ("Fiscal Years Ended: Gross profit · January 29, 2022", "11,640"),
                    ("Gross profit as a % of revenue · 2022", "22.5"))
     assert {o.value for o in statement_rows(options, LINES["gross_profit"])} == {"$11,640", "11,640"}
+
+
+def test_where_one_row_each_differs_the_value_the_document_writes_most_often_is_the_lines():
+    options = rows(("International Segment Performance Summary: Gross profit · 2023", "$806"),
+                   ("Fiscal Years Ended: Gross profit · January 28, 2023", "9,912"))
+    document = "Gross profit $ 9,912 … Gross profit 9,912 11,640 … International gross profit $806 (1,806 in all)"
+    assert [o.value for o in statement_rows(options, LINES["gross_profit"], document)] == ["9,912"]
+    assert len(statement_rows(options, LINES["gross_profit"])) == 2, "without the document: a tie"
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("What was Best Buy's gross profit in fiscal 2023?", "gross_profit"),
+    ("What were total current assets in FY2023? Answer in million.", "current_assets"),
+    ("What was the company's total revenue in 2022?", "revenue"),
+    ("What was the Domestic segment's revenue?", None),  # a part of the line
+    ("What was the gross profit rate in 2023?", None),  # a rate
+    ("What were basic earnings per share?", None),
+])
+def test_the_statement_line_a_question_asks_the_amount_of(question, line):
+    assert asked_line(question) == (LINES[line] if line else None)
 
 
 def test_a_rows_very_name_and_a_more_common_name_come_first():

@@ -59,3 +59,11 @@ def test_code_takes_an_option_that_clearly_fits_and_leaves_close_ones_to_the_mod
 def test_the_days_of_a_date_range_are_not_options():
     assert numbers_written("Survey conducted April 25-May 1, 2018, among 1,503 adults") == ["1,503"]
     assert numbers_written("from July 18 to September 30, 2013; 27% in May 12 to 15 groups") == ["27%", "12", "15"]
+
+
+def test_a_count_is_a_whole_number_that_is_not_a_year():
+    line = EvidenceItem(id="E1", text="Section 5.2 of the 2016.3 plan lists 7 leaders and $1.5 million, 2,240 staff",
+                        kind="text", doc_id="d", file="plan.pdf", page=1, score=0.5)
+    assert [c.value for c in number_candidates([line], count=True)] == ["7", "2,240"]
+    assert [c.value for c in number_candidates([line])] == ["2016.3", "7", "$1.5", "2,240"], "5.2 is a section"
+

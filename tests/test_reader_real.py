@@ -5,7 +5,8 @@ structure, and refusal when the evidence is absent. No scripted model here."""
 from __future__ import annotations
 
 import pytest
-from conftest import BESTBUY, PEW, local_settings, pages_of
+import pymupdf
+from conftest import BESTBUY, PDFS, PEW, local_settings, pages_of
 
 from rag.agent.events import Computation, EvidencePicked
 from rag.workspace import Workspace
@@ -18,6 +19,14 @@ def statements(tmp_path_factory, embed_model):
     """The 10-K's consolidated statements (pages 39-42) in a real store, with the embedded model."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
     assert ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf").status == "ingested"
+    return ws
+
+
+@pytest.fixture(scope="module")
+def ten_k(tmp_path_factory, embed_model):
+    """The whole 10-K, as a user uploads it: segment tables repeat the statement's line names."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("10k")), embed_model=embed_model)
+    assert ws.ingest((PDFS / BESTBUY).read_bytes(), BESTBUY).status == "ingested"
     return ws
 
 
@@ -47,6 +56,17 @@ def test_statement_values_are_read_and_cited(statements, question, value):
     assert result.citations and result.citations[0]["page"] == 2, "the income statement is page 2 of the cut"
     picked = [e for e in events if isinstance(e, EvidencePicked)]
     assert picked and all(i in [f"E{n}" for n in range(1, 200)] for i in picked[-1].ids)
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("What was Best Buy's gross profit in fiscal 2023?", "9,912"),
+    ("What was Best Buy's revenue in fiscal 2023, in millions of dollars?", "46,298"),
+])
+def test_statement_values_are_read_from_the_whole_report_not_a_segments_table(ten_k, question, value):
+    result, _ = ask(ten_k, question)
+    assert result.short_answer == value.replace(",", ""), result.answer  # the international segment's is $806
+    with pymupdf.open(PDFS / BESTBUY) as doc:
+        assert value in doc[result.citations[0]["page"] - 1].get_text(), "the cited page holds the value"
 
 
 def test_a_ratio_over_two_statement_rows_is_computed_by_a_program(statements):

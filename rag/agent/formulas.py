@@ -135,6 +135,21 @@ def row_name(context: str) -> str:
     return " ".join(re.sub(r"[^a-z-]+", " ", name).split())
 
 
+# A share, a rate or a part of the line (a segment's, a share's) is not the statement line's amount.
+_NOT_THE_AMOUNT = re.compile(r"\bper\b|%|\bpercent|\brate\b|\bratio\b|\bmargin\b|\bgrowth\b|\bchange|"
+                             r"\bsegment|\baverage\b|\bincrease|\bdecrease", re.I)
+
+
+def asked_line(question: str) -> tuple[str, ...] | None:
+    """The names of the statement line a question asks the amount of ("Best Buy's gross profit in fiscal
+    2023": gross profit), by the longest name it spells; None when it asks a share, a rate or a part."""
+    if _NOT_THE_AMOUNT.search(question):
+        return None
+    text = " ".join(re.sub(r"[^a-z-]+", " ", question.lower().replace("'", "")).split())
+    named = [(len(name), lines) for lines in LINES.values() for name in lines if re.search(rf"\b{name}\b", text)]
+    return max(named)[1] if named else None
+
+
 def line_rank(context: str, lines: tuple[str, ...]) -> tuple[int, int] | None:
     """How well a row's name is one of a statement line's names: its very name before a longer one
     ("… and equity in income of affiliates"), a more common name first; None when it is none of them."""

@@ -38,7 +38,7 @@ from rag.agent.extremes import (
     share_given,
 )
 from rag.agent.extremes import program as comparison_program
-from rag.agent.formulas import Plan, line_rank, named_ratio, ratio_plan
+from rag.agent.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
 from rag.agent.question import QuestionInfo, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
@@ -50,6 +50,7 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:\s*(?:[-–]|to|through)\s*(?:{_MONTH}\s+)?\d{{1,2}})?,?\s+(?:19|20)\d\d\b"
                    rf"|\b{_MONTH}\s+(?:19|20)\d\d\b", re.I)  # "April 25-May 1, 2018" too: its days are no values
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_FRACTION = re.compile(r"\$?\d[\d,]*\.\d*[1-9]\d*")  # 5.2: a section, a version or a share, never a count
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
 _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
@@ -106,6 +107,7 @@ class Reader:
         self.emit = emit
         self.settings = settings or ReaderSettings()
         self.rarity: dict[str, float] = {}
+        self.document = ""
 
     async def read(self, question: str, info: QuestionInfo, given: ReaderInput) -> ReaderResult:
         cfg, evidence = self.settings, given.evidence
@@ -134,7 +136,7 @@ class Reader:
             if info.answer_type != "list":  # a model's pick of the highest cannot be checked against values
                 return self.refuse(info, "no table of the evidence compares what the question asks about")
         if info.answer_type == "number":  # only number options are ranked by it
-            self.rarity = word_rarity(given.document_text)
+            self.rarity, self.document = word_rarity(given.document_text), given.document_text
         avoid: list[str] = []
         numbers = given.numbers or evidence  # only options are shown: they may come from further down
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
@@ -200,9 +202,13 @@ class Reader:
                             attempt: int) -> tuple[list[EvidenceItem], Attempt]:
         """A number question as a multiple choice: every number of the evidence with what labels it (a row
         and column, or the words around it), best evidence first. The model's pick is a number and, with
-        it, the evidence line it stands in; the value is the evidence's own, so it needs no retry."""
+        it, the evidence line it stands in; the value is the evidence's own, so it needs no retry. The
+        amount of a statement line is chosen among the rows of that name (the consolidated value, which
+        the statements and the summaries repeat, over a segment's)."""
         items = [i for i in evidence.items if i.id not in avoid]
-        chosen = await self.choose(items, question, info.count, prompts.CHOOSE_NUMBER.format, question=question)
+        lines = () if info.count else asked_line(question) or ()
+        chosen = await self.choose(items, question, info.count, prompts.CHOOSE_NUMBER.format, lines=lines,
+                                   question=question)
         picked = [chosen.item] if chosen else []
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": attempt, "evidence": [shown(p) for p in picked],
                            "by": chosen.by if chosen else "model"})
@@ -222,7 +228,7 @@ class Reader:
         if any(named & set(_YEAR.findall(o.context)) for o in options):
             options = [o for o in options if named & set(_YEAR.findall(o.context))
                        or not (lines or _YEAR.search(o.context))]
-        if lines and (rows := statement_rows(options, lines)):
+        if lines and (rows := statement_rows(options, lines, self.document)):
             if len({to_number(o.value) for o in rows}) == 1:
                 return rows[0]._replace(by="code")
             options = rows
@@ -521,7 +527,8 @@ class Candidate(NamedTuple):
 
 def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Candidate]:
     """Every number of the evidence with what labels it: a table cell's row and column, else the words
-    around it. Dates' days and years are not candidates, nor years when the question asks for a count."""
+    around it. Dates' days and years are not candidates, nor years and fractions when the question asks
+    for a count."""
     found: dict[tuple[str, str], Candidate] = {}
     for item in items:
         if item.kind == "table":
@@ -531,23 +538,30 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
             pairs = [(m.group(0).strip("()"), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
         for value, context in pairs:
             value = value.strip("()") if value.count("(") != value.count(")") else value
-            if (count and _YEAR.fullmatch(value)) or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):
+            if (count and (_YEAR.fullmatch(value) or _FRACTION.fullmatch(value))) or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):
                 continue
             found.setdefault((value, context), Candidate(value, context, item))
     return list(found.values())
 
 
-def statement_rows(options: list[Candidate], lines: tuple[str, ...]) -> list[Candidate]:
+def statement_rows(options: list[Candidate], lines: tuple[str, ...], document: str = "") -> list[Candidate]:
     """The options in rows of the best of a statement line's names; of those, the value most of them
-    hold when one does (the consolidated figure recurs in the statements and the discussion, a
-    segment's does not)."""
+    hold when one does, else the value the document writes most often (the consolidated figure recurs
+    in the statements and the discussion, a segment's does not)."""
     ranked = [(rank, o) for o in options if (rank := line_rank(o.context, lines)) is not None]
     top = min((rank for rank, _ in ranked), default=None)
     best = [o for rank, o in ranked if rank == top]
-    counts = Counter(to_number(o.value) for o in best).most_common(2)
-    if len(counts) > 1 and counts[0][1] > counts[1][1]:
-        return [o for o in best if to_number(o.value) == counts[0][0]]
+    rows = Counter(to_number(o.value) for o in best)
+    written = {to_number(o.value): _times_written(o.value, document) for o in best}
+    counts = sorted(((rows[v], written[v]), v) for v in rows)
+    if len(counts) > 1 and counts[-1][0] > counts[-2][0]:
+        return [o for o in best if to_number(o.value) == counts[-1][1]]
     return best
+
+
+def _times_written(value: str, text: str) -> int:
+    bare = value.strip("$()%").strip()
+    return len(re.findall(rf"(?<![\d,.]){re.escape(bare)}(?![\d,]|\.\d)", text)) if bare else 0
 
 
 def rank_candidates(options: list[Candidate], question: str, rarity: dict[str, float] | None = None) -> list[Candidate]:
