@@ -538,7 +538,8 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
             pairs = [(m.group(0).strip("()"), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
         for value, context in pairs:
             value = value.strip("()") if value.count("(") != value.count(")") else value
-            if (count and (_YEAR.fullmatch(value) or _FRACTION.fullmatch(value))) or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):
+            not_a_count = count and (_YEAR.fullmatch(value) or _FRACTION.fullmatch(value))
+            if not_a_count or _REFERENCE.search(context.split("[…]")[0][-12:] + "[…]"):
                 continue
             found.setdefault((value, context), Candidate(value, context, item))
     return list(found.values())
