@@ -229,7 +229,7 @@ class Reader:
             options = [o for o in options if named & set(_YEAR.findall(o.context))
                        or not (lines or _YEAR.search(o.context))]
         if lines and (rows := statement_rows(options, lines, self.document)):
-            if len({to_number(o.value) for o in rows}) == 1:
+            if len({to_number(o.value) for o in rows}) == 1 and self.settings.decide_margin:
                 return rows[0]._replace(by="code")
             options = rows
         options = rank_candidates(options, about, self.rarity)[: self.settings.max_options]
