@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,17 +210,16 @@ def bench_ui_on_pdf(pdf: Path, questions: list[str], users: int = 4) -> dict:
 def server_times(trace_dir: Path, users: list[dict]) -> None:
     """Where a user's first-hop wait went, from the server's trace: seconds from Enter until its run
     started (the page's rerun) and until the run's first hop ended (search); the rest is drawing."""
-    from rag.trace import load_trace
+    from rag.trace import summarize
 
     for u in users:
         path = trace_dir / f"{u['run_id']}.jsonl"
         if not u["run_id"] or not path.exists():
             continue
-        events = [s["event"] for s in load_trace(path)]
-        start = next(e for e in events if e["kind"] == "run_start")["t_start"]
-        hop = next((e["t_end"] for e in events if e["kind"] == "hop_end"), None)
-        u["run_start_s"] = round(start - u["asked_at"], 2)
-        u["hop_end_s"] = round(hop - u["asked_at"], 2) if hop else None
+        run = summarize(path)
+        started = datetime.fromisoformat(run.started).timestamp() - u["asked_at"]
+        u["run_start_s"] = round(started, 2)
+        u["hop_end_s"] = round(started + run.first_hop_s, 2) if run.first_hop_s is not None else None
 
 
 def answered_own_question(trace_dir: Path, users: list[dict]) -> bool:

@@ -190,15 +190,15 @@ def program(comparison: Comparison, columns: list[str], amount: bool = False) ->
     pick = "idxmax" if comparison.way == "max" else "idxmin"
     if comparison.change:
         earlier, later = comparison.change
-        series, size = f"(df[{later!r}] - df[{earlier!r}]).dropna()", "abs(s.{}())"
+        series = f"(df[{later!r}] - df[{earlier!r}]).dropna()"
+    elif len(columns) == 1:
+        series = f"df[{columns[0]!r}].dropna()"
     else:
-        series, size = f"df[{columns[0]!r}].dropna()" if len(columns) == 1 else "", "s.{}()"
-    if amount and series:
-        return f"s = {series}\nans = [s.{pick}(), {size.format(comparison.way)}]"
-    if comparison.change:
+        return f"ans = [{', '.join(f'df[{c!r}].dropna().{pick}()' for c in columns)}]"
+    if not amount:
         return f"ans = {series}.{pick}()"
-    extremes = [f"df[{c!r}].dropna().{pick}()" for c in columns]
-    return f"ans = {extremes[0]}" if len(extremes) == 1 else f"ans = [{', '.join(extremes)}]"
+    size = f"abs(s.{comparison.way}())" if comparison.change else f"s.{comparison.way}()"
+    return f"s = {series}\nans = [s.{pick}(), {size}]"
 
 
 def share_given(question: str) -> float | None:
