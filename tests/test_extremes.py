@@ -12,6 +12,8 @@ from rag.agent.extremes import (
     clear_column,
     comparison,
     direction,
+    gap,
+    gap_program,
     holder_program,
     named_columns,
     names_all,
@@ -124,6 +126,36 @@ def test_rows_of_a_group_in_a_year_are_compared_as_the_change_of_the_measure_the
     assert run_program(program(found, [], amount=True), {"df": found.frame}) == ["White", 10.0]
     gained = "Which group gained most in saying their income was falling behind from 2014 to 2015?"
     assert answer(INCOME, gained) == "Hispanic", "'falling' names the measure, it asks for no drop"
+
+
+APPROVAL = pd.DataFrame([  # Pew political survey p. 10, a chart read at ingestion
+    ["Total", "42", "27", "54", "39"], ["Men", "33", "34", "45", "48"], ["Women", "51", "20", "64", "30"],
+    ["Ages 18-29", "46", "14", "65", "27"], ["30-49", "41", "26", "54", "38"], ["50-64", "42", "34", "50", "45"],
+    ["65+", "39", "34", "49", "47"], ["Postgrad", "59", "16", "68", "23"],
+], columns=["category", "Disapprove Strongly", "Approve Strongly", "Disapprove Strongly + Disapprove Not strongly",
+            "Approve Not strongly + Approve Strongly"])
+
+
+@pytest.mark.parametrize(("question", "rows", "value"), [
+    ("What is the percentage gap between the youngest age group and the oldest age group that strongly "
+     "disapproves of the way the president was handling his job?", ("Ages 18-29", "65+"), 7),
+    ("What is the difference between the oldest and the youngest age group who strongly disapprove?",
+     ("65+", "Ages 18-29"), 7),
+    ("What is the gap between men and women who strongly disapprove of Trump?", ("Men", "Women"), 18),
+])
+def test_the_gap_between_two_rows_is_a_subtraction_in_the_column_asked(question, rows, value):
+    found = gap(APPROVAL, question, set())
+    assert found.rows == rows
+    column = clear_column(list(found.frame.columns), question, set())
+    assert column == "Disapprove Strongly", "of headers that fit as well, the one that says nothing else"
+    assert run_program(gap_program(found, column), {"df": found.frame}) == value
+
+
+def test_no_gap_without_two_rows_of_the_table():
+    assert gap(APPROVAL, "What is the gap between men and retirees who strongly disapprove?", set()) is None
+    assert gap(APPROVAL, "What share of the youngest age group strongly disapproves?", set()) is None
+    assert gap(CHILDREN, "What is the gap between the youngest and the oldest age group who are better off?",
+               set()) is None, "a table without age rows"
 
 
 def test_a_column_code_cannot_tell_is_left_to_the_model():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rag.agent.reader import (
     clear_choice,
+    counted_totals,
     number_candidates,
     numbers_written,
     option_scores,
@@ -67,3 +68,15 @@ def test_a_count_is_a_whole_number_that_is_not_a_year():
     assert [c.value for c in number_candidates([line], count=True)] == ["7", "2,240"]
     assert [c.value for c in number_candidates([line])] == ["2016.3", "7", "$1.5", "2,240"], "5.2 is a section"
 
+
+
+def test_a_count_the_document_totals_is_its_total_row():
+    rows = ["Missouri | U.S. Stores(1): 17 | Total Domestic store count | U.S. Stores(1): 978",
+            "Total Domestic segment stores | 2023 Stores Opened: 9 | 2023 Stores Closed: (15) | "
+            "2023 Total Stores at End of Fiscal Year: 978",
+            "Best Buy | 2023 Stores Opened: 1 | 2023 Total Stores at End of Fiscal Year: 925"]
+    items = [EvidenceItem(id=f"E{n}", text=row, kind="table", doc_id="d", file="bb.pdf", page=19, score=0.5)
+             for n, row in enumerate(rows, 1)]
+    totals = counted_totals(number_candidates(items, count=True), "How many domestic stores does Best Buy have?")
+    assert sorted(o.value for o in totals) == ["(15)", "9", "978", "978"], "the rows that total domestic stores"
+    assert counted_totals(number_candidates(items, count=True), "How many people work at Best Buy?") == []

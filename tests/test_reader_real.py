@@ -37,6 +37,14 @@ def pew(tmp_path_factory, embed_model):
     return ws
 
 
+@pytest.fixture(scope="module")
+def political(tmp_path_factory, embed_model):
+    """Page 10 of the Pew political survey: Trump's approval by group, a vector chart read at ingestion."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("pol")), embed_model=embed_model)
+    assert ws.ingest(pages_of("05-03-18-political-release.pdf", [10]), "political.pdf").status == "ingested"
+    return ws
+
+
 def ask(ws, question):
     events = []
     return ws.ask(question, on_event=events.append), events
@@ -67,6 +75,21 @@ def test_statement_values_are_read_from_the_whole_report_not_a_segments_table(te
     assert result.short_answer == value.replace(",", ""), result.answer  # the international segment's is $806
     with pymupdf.open(PDFS / BESTBUY) as doc:
         assert value in doc[result.citations[0]["page"] - 1].get_text(), "the cited page holds the value"
+
+
+def test_a_count_the_report_totals_is_read_from_its_total_row(ten_k):
+    result, _ = ask(ten_k, "How many Domestic stores does Best Buy have in fiscal 2023?")
+    assert result.short_answer == "978", result.answer  # 9 were opened and 925 are Best Buy stores
+    with pymupdf.open(PDFS / BESTBUY) as doc:
+        assert "978" in doc[result.citations[0]["page"] - 1].get_text(), "the cited page holds the count"
+
+
+def test_the_gap_between_the_youngest_and_the_oldest_is_subtracted_by_code(political):
+    result, events = ask(political, "What is the percentage gap between the youngest age group and the oldest age "
+                                     "group that strongly disapproves of the way Trump is handling his job?")
+    computations = [e for e in events if isinstance(e, Computation) and e.error is None]
+    assert result.short_answer == "7", (result.answer, computations)  # ages 18-29: 46, 65+: 39
+    assert "'Ages 18-29', 'Disapprove Strongly'" in computations[-1].program
 
 
 def test_a_ratio_over_two_statement_rows_is_computed_by_a_program(statements):

@@ -34,6 +34,10 @@ _WORD = re.compile(r"[a-z]{3,}")
 _SHARE = re.compile(r"\b(\d+(?:\.\d+)?)\s?%")
 _AMOUNT = re.compile(r"\band\s+(?:what|how much|by how much|how many)\b", re.I)  # "which group, and what is the drop?"
 _IN_A_YEAR = re.compile(r"^((?:19|20)\d\d) · (.+)$")
+_GAP = re.compile(r"\b(?:gap|difference)\s+between\s+(?:the\s+)?(?P<a>[^,?]+?)\s+and\s+(?:the\s+)?(?P<b>[^,?]+?)"
+                  r"(?=\s+(?:that|who|which|in|on|for|when|among|with|of)\b|[,?]|$)", re.I)
+_AGE = re.compile(r"(?<![\d$,.])(\d{2})\s*(?:[-–]\s*\d{2}|\+|(?:years )?(?:and|or) (?:older|over))(?![\d,])")
+_AGE_ENDS = {"youngest": min, "oldest": max}
 
 
 class Comparison(NamedTuple):
@@ -163,12 +167,16 @@ def column_scores(columns: list[str], question: str, years: set[str]) -> list[in
 
 
 def clear_column(columns: list[str], question: str, years: set[str]) -> str | None:
-    """The column code can name: the only one, or the one whose header fits best by itself."""
+    """The column code can name: the only one, or the one whose header fits best by itself; of headers
+    that fit as well, the one that says nothing else ("Disapprove Strongly", not "Disapprove Strongly +
+    Disapprove Not strongly")."""
     if len(columns) == 1:
         return columns[0]
     scores = column_scores(columns, question, years)
     best = max(scores)
-    return columns[scores.index(best)] if best > 0 and scores.count(best) == 1 else None
+    tied = [c for c, s in zip(columns, scores) if s == best]
+    extra = [len(_WORD.findall(c.lower())) for c in tied]
+    return tied[extra.index(min(extra))] if best > 0 and extra.count(min(extra)) == 1 else None
 
 
 def named_columns(columns: list[str], question: str) -> list[str]:
@@ -199,6 +207,35 @@ def program(comparison: Comparison, columns: list[str], amount: bool = False) ->
         return f"ans = {series}.{pick}()"
     size = f"abs(s.{comparison.way}())" if comparison.change else f"s.{comparison.way}()"
     return f"s = {series}\nans = [s.{pick}(), {size}]"
+
+
+class Gap(NamedTuple):
+    frame: pd.DataFrame  # numbers only: index = row labels
+    rows: tuple[str, str]
+
+
+def gap(frame: pd.DataFrame, question: str, years: set[str]) -> Gap | None:
+    """"The gap between the youngest and the oldest age group who …", "the difference between Democrats
+    and Republicans in …": the two rows of the table the question names (the age rows with the lowest
+    and the highest ages for the youngest and the oldest), when it names two."""
+    match = _GAP.search(question)
+    numbers = numeric_table(frame, years) if match else None
+    if numbers is None:
+        return None
+    labels = list(map(str, numbers.index))
+    named = [match["a"], match["b"]]
+    ends = [next((end for word, end in _AGE_ENDS.items() if word in n.lower()), None) for n in named]
+    if all(ends):
+        ages = {label: int(m[1]) for label in labels if (m := _AGE.search(label))}
+        rows = [end(ages, key=ages.get) for end in ends] if len(ages) >= 2 else None
+    else:
+        rows = [labels[r] for r in found] if (found := option_rows(labels, named)) else None
+    return Gap(numbers, tuple(rows)) if rows and rows[0] != rows[1] else None
+
+
+def gap_program(found: Gap, column: str) -> str:
+    first, second = found.rows
+    return f"ans = abs(df.loc[{first!r}, {column!r}] - df.loc[{second!r}, {column!r}])"
 
 
 def share_given(question: str) -> float | None:

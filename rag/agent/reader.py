@@ -31,6 +31,8 @@ from rag.agent.extremes import (
     clear_column,
     comparison,
     direction,
+    gap,
+    gap_program,
     holder_program,
     named_columns,
     names_all,
@@ -39,7 +41,7 @@ from rag.agent.extremes import (
 )
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
-from rag.agent.question import QuestionInfo, missing_names, missing_options
+from rag.agent.question import QuestionInfo, counted_words, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
 from rag.settings import ReaderSettings
@@ -135,6 +137,9 @@ class Reader:
                 return compared
             if info.answer_type != "list":  # a model's pick of the highest cannot be checked against values
                 return self.refuse(info, "no table of the evidence compares what the question asks about")
+        if cfg.compare and info.answer_type == "number" and (between := await self.difference(question, info, evidence,
+                                                                                             given.tables)):
+            return between
         if info.answer_type == "number":  # only number options are ranked by it
             self.rarity, self.document = word_rarity(given.document_text), given.document_text
         avoid: list[str] = []
@@ -228,6 +233,11 @@ class Reader:
         if any(named & set(_YEAR.findall(o.context)) for o in options):
             options = [o for o in options if named & set(_YEAR.findall(o.context))
                        or not (lines or _YEAR.search(o.context))]
+        if count and (counted := counted_totals(options, about)):
+            held = Counter(to_number(o.value) for o in counted).most_common(2)
+            if self.settings.decide_margin and (len(held) == 1 or held[0][1] > held[1][1]):
+                return next(o for o in counted if to_number(o.value) == held[0][0])._replace(by="code")
+            options = counted
         if lines and (rows := statement_rows(options, lines, self.document)):
             if len({to_number(o.value) for o in rows}) == 1 and self.settings.decide_margin:
                 return rows[0]._replace(by="code")
@@ -259,6 +269,25 @@ class Reader:
                    + comparison_program(found, chosen, amount)
             asked = info.model_copy(update={"answer_type": "list"}) if amount else info
             if answered := self.by_program(asked, item, code, found.frame, by):
+                return answered
+        return None
+
+    async def difference(self, question: str, info: QuestionInfo, evidence: Evidence,
+                         tables: dict[str, Any]) -> ReaderResult | None:
+        """"The gap between the youngest and the oldest age group who …": code subtracts the two rows'
+        values in the first table of the evidence that has both; the column is the one header that fits,
+        else the model's choice."""
+        years = asked_years(question)
+        for item, frame in evidence_tables(evidence, tables, info.names):
+            if (found := gap(frame, question, years)) is None:
+                continue
+            columns = list(map(str, found.frame.columns))
+            by, column = "code", clear_column(columns, question, years)
+            if column is None:
+                by, column = "model", await self.column(question, item, columns)
+            code = f"# df: the numbers of the table of {item.id} (p. {item.page})\n" + gap_program(found, column) \
+                if column else ""
+            if code and (answered := self.by_program(info, item, code, found.frame, by)):
                 return answered
         return None
 
@@ -558,6 +587,19 @@ def statement_rows(options: list[Candidate], lines: tuple[str, ...], document: s
     if len(counts) > 1 and counts[-1][0] > counts[-2][0]:
         return [o for o in best if to_number(o.value) == counts[-1][1]]
     return best
+
+
+def counted_totals(options: list[Candidate], question: str) -> list[Candidate]:
+    """For "how many domestic stores …": the options labelled as the total or count of those very things
+    ("Total Domestic store count"), where the document counts them itself. The count the most of them
+    hold is taken by code (a store count recurs; the stores opened in a year do not)."""
+    counted = counted_words(question)
+    return [o for o in options if counted and totals(o.context.rpartition(" — ")[2], counted)]
+
+
+def totals(label: str, counted: set[str]) -> bool:
+    words = {_stem(w) for w in _LABEL_WORDS.findall(label.lower())}
+    return counted <= words and bool(words & {"total", "count", "number"})
 
 
 def _times_written(value: str, text: str) -> int:

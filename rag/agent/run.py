@@ -21,9 +21,11 @@ from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall,
 from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent
-from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult
+from rag.agent.question import counted_words
+from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, totals
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
+from rag.ingest.tables import row_text
 from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
@@ -182,10 +184,27 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
     items += found
     budget = cfg.evidence_tokens + page_tokens
     evidence = build(items, count_tokens, budget, state.many_files, cfg.best_last)
-    numbers = build(items, count_tokens, max(budget, cfg.option_tokens), state.many_files, cfg.best_last)
+    counted = counted_words(state.question) if state.info.count else set()
+    numbers = build(total_rows(store, hits, counted) + items, count_tokens, max(budget, cfg.option_tokens),
+                    state.many_files, cfg.best_last)
     text = "\f".join("\f".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
     return ReaderInput(evidence=evidence, numbers=numbers, document_text=text, tables=table_frames(store, hits),
                        counting=counting, pages=named)
+
+
+def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
+    """The rows of the tables found that total what a count asks for ("Total Domestic store count"):
+    a page gives the search one row, and the total is seldom the row nearest the question."""
+    found = {(h.fragment.doc_id, h.fragment.extra["table_id"]): h for h in hits if h.fragment.extra.get("table_id")}
+    rows = []
+    for doc_id in {d for d, _ in found} if counted else ():
+        for table in store.tables(doc_id):
+            if hit := found.get((doc_id, table.table_id)):
+                f = hit.fragment
+                rows += [EvidenceItem(text=text, kind="table", doc_id=doc_id, file=f.file, page=table.page,
+                                      score=hit.score) for row in table.rows
+                         if totals(text := row_text(table.header, row), counted)]
+    return rows
 
 
 def table_frames(store, hits) -> dict:
