@@ -209,8 +209,9 @@ def bench_ui_on_pdf(pdf: Path, questions: list[str], users: int = 4) -> dict:
 
 def server_times(trace_dir: Path, users: list[dict]) -> None:
     """Where a user's first-hop wait went, from the server's trace: seconds from Enter until its run
-    started (the page's rerun) and until the run's first hop ended (search); the rest is drawing."""
-    from rag.trace import summarize
+    started (the page's rerun) and until the run's first hop ended (search), with the search's own
+    milliseconds (embedding, each collection, total); the rest is drawing."""
+    from rag.trace import load_trace, summarize
 
     for u in users:
         path = trace_dir / f"{u['run_id']}.jsonl"
@@ -220,6 +221,8 @@ def server_times(trace_dir: Path, users: list[dict]) -> None:
         started = datetime.fromisoformat(run.started).timestamp() - u["asked_at"]
         u["run_start_s"] = round(started, 2)
         u["hop_end_s"] = round(started + run.first_hop_s, 2) if run.first_hop_s is not None else None
+        hop = next((s["event"] for s in load_trace(path) if s["event"]["kind"] == "hop_end"), {})
+        u["search_ms"] = {k: round(v) for k, v in hop.get("timings_ms", {}).items()}
 
 
 def answered_own_question(trace_dir: Path, users: list[dict]) -> bool:
