@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from app_pages.common import page_image, render_event, session_settings, status_label, workspace
+from app_pages.common import page_image, render_event, session_settings, status_news, workspace
 from app_pages.conversations import PARAM, delete_conversation, open_conversation
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer
@@ -24,22 +24,25 @@ from rag.workspace import Workspace
 def follow(ws: Workspace, live: LiveRun) -> None:
     """A running question: its events so far, then each one as it comes, until its answer.
 
-    The status box's title is rewritten every half second (the elapsed time): each rewrite lets
+    The status box's title (the latest news, the elapsed time) is rewritten every half second and
+    before the news is drawn, so the queue line does not wait for a hop's cards. Each rewrite lets
     Streamlit end this script run when the user clicks Stop or anything else, and the next run
     picks the question up again from its first event. The answer is drawn by the rerun that follows,
     from the saved turn: drawn here too, it showed twice while Streamlit swapped the two runs' elements."""
     st.button("Stop", key=f"stop_{live.turn.conversation_id}_{live.turn.n}", icon=":material/stop_circle:",
               on_click=live.stop, disabled=live.control.stopped, help="Stop this question (it keeps its evidence)")
-    seen, label = 0, "Starting the agent (the first question also loads the language model) …"
+    seen, label, queue = 0, "Starting the agent (the first question also loads the language model) …", ""
     with st.status(label, expanded=True) as status:
         while True:
-            for event in live.wait(seen, timeout=0.5):
+            news = live.wait(seen, timeout=0.5)
+            label, queue = status_news(news, label, queue)
+            title = f"{label} · {queue}" if queue else label
+            status.update(label=f"{title} · {time.monotonic() - live.started:.0f} s", expanded=True)
+            for event in news:
                 render_event(ws, event)
-                label = status_label(event) or label
-                seen += 1
+            seen += len(news)
             if live.over and seen == len(live.events):
                 break
-            status.update(label=f"{label} · {time.monotonic() - live.started:.0f} s", expanded=True)
         status.update(label=label, state="error" if live.error else "complete", expanded=False)
 
 

@@ -198,6 +198,20 @@ def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozen
         st.caption(f":material/hourglass_bottom: Waited {event.waited_s:.0f} s for the model (other questions first)")
 
 
+def status_news(events: list[HopEvent], label: str, queue: str) -> tuple[str, str]:
+    """The status box's title after these events, in two parts: what the run is doing, and its place in
+    the model's queue. The place stays beside the hop's news until the model has answered a call: a run
+    searches while it waits, and its hops must not hide the wait."""
+    for event in events:
+        if isinstance(event, Waiting):
+            queue = queue_text(event.ahead, event.waited_s)
+        elif isinstance(event, LLMCall):
+            queue = ""
+        else:
+            label = status_label(event) or label
+    return label, queue
+
+
 def status_label(event: HopEvent) -> str | None:
     """What the status box's title says while this event is the latest news."""
     if isinstance(event, HopStart):
@@ -208,8 +222,6 @@ def status_label(event: HopEvent) -> str | None:
         return "Reading the evidence …"
     if isinstance(event, EvidencePicked):
         return f"Picked {', '.join(event.ids)}; reading the answer …"
-    if isinstance(event, Waiting):
-        return f"Hop {event.hop}: {queue_text(event.ahead)} …" if event.hop else f"{queue_text(event.ahead)} …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

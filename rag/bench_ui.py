@@ -24,6 +24,18 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 QUEUE_TEXT = re.compile(r"Waiting for the model — (\d+) questions? ahead|The model is reading your question")
+# The page notes the moment the reply first shows the queue line and a hop's scores (epoch ms), so
+# the figures do not depend on how often the bench polls four pages.
+_FIRST_SEEN = """
+window.__firstSeen = {};
+new MutationObserver(() => {
+  const reply = document.querySelectorAll('[data-testid="stChatMessage"]')[1];
+  if (!reply) return;
+  const text = reply.textContent, seen = window.__firstSeen;
+  if (!seen.queue && /Waiting for the model|The model is reading your question/.test(text)) seen.queue = Date.now();
+  if (!seen.hop && text.includes('score ')) seen.hop = Date.now();
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
 
 
 class AppServer:
@@ -99,8 +111,10 @@ def browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def open_chat(context, url: str):
-    """A new tab on the chat, ready for a question."""
+def open_chat(context, url: str, script: str = ""):
+    """A new tab on the chat, ready for a question (`script` runs in it before the app's own)."""
+    if script:
+        context.add_init_script(script)
     page = context.new_page()
     page.set_default_timeout(120_000)
     page.goto(f"{url}/chat")
@@ -126,7 +140,7 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
     asked = [questions[i % len(questions)] for i in range(users)]
     if warm_up:
         _warm_up(chromium, url, questions[0], timeout_s)
-    pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url) for _ in asked]
+    pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url, _FIRST_SEEN) for _ in asked]
     starts = []
     for page, question in zip(pages, asked):
         page.locator('[data-testid="stChatInputTextArea"]').fill(question)
@@ -145,6 +159,10 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
     for n, (page, seen) in enumerate(zip(pages, users_seen)):
         if seen["answer_s"] is None and not seen["error"]:
             seen["error"] = f"no answer within {timeout_s:.0f} s"
+        shown = page.evaluate("window.__firstSeen")
+        for key, name in (("queue", "queue_s"), ("hop", "first_hop_s")):
+            if shown.get(key):  # the page's own clock; the poll's time is the fallback
+                seen[name] = round(shown[key] / 1000 - seen["asked_at"], 2)
         if screenshots:
             page.screenshot(path=str(screenshots / f"user{n + 1}-answer.png"), full_page=True)
         page.context.close()
@@ -210,7 +228,8 @@ def bench_ui_on_pdf(pdf: Path, questions: list[str], users: int = 4) -> dict:
 def server_times(trace_dir: Path, users: list[dict]) -> None:
     """Where a user's first-hop wait went, from the server's trace: seconds from Enter until its run
     started (the page's rerun) and until the run's first hop ended (search), with the search's own
-    milliseconds (embedding, each collection, total); the rest is drawing."""
+    milliseconds (embedding, each collection, total), and until it asked for the model (the queue line);
+    the rest is drawing."""
     from rag.trace import load_trace, summarize
 
     for u in users:
@@ -221,8 +240,11 @@ def server_times(trace_dir: Path, users: list[dict]) -> None:
         started = datetime.fromisoformat(run.started).timestamp() - u["asked_at"]
         u["run_start_s"] = round(started, 2)
         u["hop_end_s"] = round(started + run.first_hop_s, 2) if run.first_hop_s is not None else None
-        hop = next((s["event"] for s in load_trace(path) if s["event"]["kind"] == "hop_end"), {})
+        events = [s["event"] for s in load_trace(path)]
+        hop = next((e for e in events if e["kind"] == "hop_end"), {})
         u["search_ms"] = {k: round(v) for k, v in hop.get("timings_ms", {}).items()}
+        waiting = next((e for e in events if e["kind"] == "waiting"), None)
+        u["queue_event_s"] = round(waiting["t_start"] - u["asked_at"], 2) if waiting else None
 
 
 def answered_own_question(trace_dir: Path, users: list[dict]) -> bool:

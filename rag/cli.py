@@ -390,7 +390,7 @@ def cmd_bench_ui(args, settings: Settings) -> int:
     result = bench_ui_on_pdf(args.pdf, questions, users=args.users)
     lines = [f"user {n}: queue line {u['queue_s']} s (ahead {u['ahead']}), first hop {u['first_hop_s']} s "
              f"(server: run started {u.get('run_start_s')} s, first hop done {u.get('hop_end_s')} s, "
-             f"search ms {u.get('search_ms')}), "
+             f"search ms {u.get('search_ms')}, asked for the model {u.get('queue_event_s')} s), "
              f"answer {u['answer_s']} s{'  ERROR ' + u['error'] if u['error'] else ''}"
              for n, u in enumerate(result["per_user"], 1)]
     lines.append(f"worst: queue line {result['max_queue_s']} s, first hop {result['max_first_hop_s']} s, "

@@ -180,6 +180,18 @@ class PageList(BaseRetriever):
         return [NodeWithScore(node=nodes[i], score=1.0 / (1 + n)) for n, i in enumerate(ids) if i in nodes]
 
 
+class Found(BaseRetriever):
+    """Results already found, as a retriever for fusion: fresh copies each time, since fusion rewrites
+    their scores and the three collections' threads fuse them at once."""
+
+    def __init__(self, results: list[NodeWithScore]) -> None:
+        super().__init__()
+        self._results = [(r.node, r.score) for r in results]
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [NodeWithScore(node=node, score=score) for node, score in self._results]
+
+
 class Retriever:
     """Shared by every session: `settings` are the defaults; a search may bring its own."""
 
@@ -229,7 +241,10 @@ class Retriever:
         timings["route"] = ms_since(t_route)
         searched = MODALITIES if modality == "auto" else (modality,)
         scope = self._scope(doc_ids)
-        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope, cfg) for m in searched}
+        t_pages = time.perf_counter()
+        pages = self._page_searches(bundle, _wide(k, cfg), scope) if cfg.parent_page else []
+        timings["pages"] = ms_since(t_pages)
+        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope, cfg, pages) for m in searched}
         per_collection = {}
         for m, future in futures.items():
             per_collection[m], timings[m] = future.result()
@@ -242,12 +257,12 @@ class Retriever:
         return SearchResult(query=query, route=route, hits=hits, per_collection=per_collection, timings_ms=timings)
 
     def _search_one(self, modality: Modality, bundle: QueryBundle, k: int, scope: Scope,
-                    cfg: RetrievalSettings) -> tuple[list[Hit], float]:
+                    cfg: RetrievalSettings, pages: list[BaseRetriever]) -> tuple[list[Hit], float]:
         t0 = time.perf_counter()
-        wide = max(k, cfg.candidates) if (cfg.hybrid or cfg.parent_page or cfg.adaptive_k) else k
+        wide = _wide(k, cfg)
         hits = self._fragments(modality, bundle, wide, scope, cfg.hybrid)
-        if cfg.parent_page:
-            hits = self._by_page(modality, hits, bundle, wide, scope)
+        if cfg.parent_page:  # adaptive k reads the scores of every page; else the first k are all used
+            hits = self._by_page(modality, hits, bundle, wide, pages, wide if cfg.adaptive_k else k)
         if cfg.adaptive_k:
             k = adaptive_k([h.score for h in hits], cfg.adaptive_k_min, cfg.adaptive_k_max)
         return hits[:k], ms_since(t0)
@@ -262,14 +277,22 @@ class Retriever:
         cosines = self._cosines(name, [r.node.node_id for r in fused], bundle.embedding)
         return [self._hit(name, r.node, cosines[r.node.node_id], r.score) for r in fused]
 
-    def _by_page(self, modality: Modality, hits: list[Hit], bundle: QueryBundle, n: int, scope: Scope) -> list[Hit]:
-        """Rank pages by their fragments and their whole text; each page gives its best fragment."""
-        page_lists = [PageList([page_id(h.fragment.doc_id, h.fragment.page) for h in hits], self.store),
-                      self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
+    def _page_searches(self, bundle: QueryBundle, n: int, scope: Scope) -> list[BaseRetriever]:
+        """The page collection's own searches (dense, the pages the query names, BM25): run once, the
+        same for the three collections."""
+        searches = [self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
         if refs := referenced_pages(bundle.query_str):
-            page_lists.append(PageList(self._named_pages(refs, scope), self.store))
-        sparse = self.sparse[PAGES].retriever(scope.ready, scope.allowed, n)
-        pages = _fuse(page_lists + ([sparse] if sparse else []), n).retrieve(bundle)
+            searches.append(PageList(self._named_pages(refs, scope), self.store))
+        if sparse := self.sparse[PAGES].retriever(scope.ready, scope.allowed, n):
+            searches.append(sparse)
+        return [Found(search.retrieve(bundle)) for search in searches]
+
+    def _by_page(self, modality: Modality, hits: list[Hit], bundle: QueryBundle, n: int,
+                 page_searches: list[BaseRetriever], keep: int) -> list[Hit]:
+        """Rank pages by their fragments and their whole text; each of the `keep` best pages gives its
+        best fragment (a page no fragment search reached costs a read of the store)."""
+        own = PageList([page_id(h.fragment.doc_id, h.fragment.page) for h in hits], self.store)
+        pages = _fuse([own, *page_searches], n).retrieve(bundle)
         best = {}
         for h in hits:
             best.setdefault((h.fragment.doc_id, h.fragment.page), h)
@@ -279,6 +302,8 @@ class Retriever:
             hit = best.get(key) or self._best_on_page(modality, key, bundle.embedding)
             if hit is not None:
                 out.append(hit.model_copy(update={"rank": r.score}))
+            if len(out) == keep:
+                break
         return out
 
     def named_pages(self, question: str, doc_ids: list[str] | None = None) -> list[tuple[str, int]]:
@@ -344,6 +369,11 @@ class Scope(NamedTuple):
     ready: list[str]
     allowed: list[str] | None
     filters: MetadataFilters | None
+
+
+def _wide(k: int, cfg: RetrievalSettings) -> int:
+    """Candidates per search: more than k when fusion, pages or adaptive k rank them again."""
+    return max(k, cfg.candidates) if (cfg.hybrid or cfg.parent_page or cfg.adaptive_k) else k
 
 
 def _fuse(retrievers: list[BaseRetriever], n: int) -> QueryFusionRetriever:
