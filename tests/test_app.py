@@ -14,7 +14,8 @@ from conftest import PEW, pages_of
 from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, pick
 from streamlit.testing.v1 import AppTest
 
-from app_pages.common import workspace
+from app_pages.common import status_news, workspace
+from rag.agent.events import HopEnd, HopStart, LLMCall, Waiting
 from rag.ingest.tables import parse_row
 from rag.trace import list_runs
 from rag.ui_helpers import answer_markdown, crop_png, page_png
@@ -389,3 +390,13 @@ def test_highlighted_page_has_red_where_the_bbox_is(tmp_path):
     assert png.pixel(50, 100)[:3] != (255, 255, 255) and png.pixel(190, 190)[:3] == (255, 255, 255)
     crop = pymupdf.Pixmap(crop_png(pdf, 1, (20, 20, 120, 70), dpi=72, pad=0))
     assert (crop.width, crop.height) == (100, 50)
+
+
+def test_the_status_title_keeps_the_queue_place_beside_the_hops_news_until_the_model_answers():
+    # A run says its place at once, then searches: its hop's news must not hide the wait.
+    news = [Waiting(hop=0, ahead=2), HopStart(hop=1, query="q", modality="auto"), HopEnd(hop=1, query="q", modality="auto")]
+    label, queue = status_news(news, "Starting …", "")
+    assert label.startswith("Hop 1: 0 fragments found") and queue == "Waiting for the model — 2 questions ahead"
+    label, queue = status_news([Waiting(hop=1, ahead=0, waited_s=3.2)], label, queue)
+    assert queue == "The model is reading your question (waited 3 s)"
+    assert status_news([LLMCall(hop=1)], label, queue) == (label, "")

@@ -226,7 +226,9 @@ class Reader:
         """One number of the evidence among the options whose labels best match `about` (not the year it
         asks about, nor a value labelled only by another year): taken by code when one clearly fits, else
         chosen by the model. A statement line's amount (one of its `lines`' names) is labelled by its year
-        and is no percentage; the rows of that very name, when there are any, are the only options."""
+        and is no percentage; the rows of that very name, when there are any, are the only options. So
+        are a count's total rows, and the count most of them hold is taken (a store count recurs; the
+        stores opened in a year do not)."""
         named = asked_years(about)
         options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude
                    and not (lines and "%" in o.value + o.context)]
@@ -285,9 +287,10 @@ class Reader:
             by, column = "code", clear_column(columns, question, years)
             if column is None:
                 by, column = "model", await self.column(question, item, columns)
-            code = f"# df: the numbers of the table of {item.id} (p. {item.page})\n" + gap_program(found, column) \
-                if column else ""
-            if code and (answered := self.by_program(info, item, code, found.frame, by)):
+            if column is None:
+                continue
+            code = f"# df: the numbers of the table of {item.id} (p. {item.page})\n{gap_program(found, column)}"
+            if answered := self.by_program(info, item, code, found.frame, by):
                 return answered
         return None
 
@@ -591,13 +594,12 @@ def statement_rows(options: list[Candidate], lines: tuple[str, ...], document: s
 
 def counted_totals(options: list[Candidate], question: str) -> list[Candidate]:
     """For "how many domestic stores …": the options labelled as the total or count of those very things
-    ("Total Domestic store count"), where the document counts them itself. The count the most of them
-    hold is taken by code (a store count recurs; the stores opened in a year do not)."""
+    ("Total Domestic store count"), where the document counts them itself."""
     counted = counted_words(question)
-    return [o for o in options if counted and totals(o.context.rpartition(" — ")[2], counted)]
+    return [o for o in options if counted and is_total_of(o.context.rpartition(" — ")[2], counted)]
 
 
-def totals(label: str, counted: set[str]) -> bool:
+def is_total_of(label: str, counted: set[str]) -> bool:
     words = {_stem(w) for w in _LABEL_WORDS.findall(label.lower())}
     return counted <= words and bool(words & {"total", "count", "number"})
 

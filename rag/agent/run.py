@@ -20,13 +20,13 @@ from pydantic import BaseModel, Field
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
 from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
-from rag.agent.react import DocAgent
 from rag.agent.question import counted_words
-from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, totals
+from rag.agent.react import DocAgent
+from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, is_total_of
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
-from rag.ingest.tables import row_text
 from rag.control import QueueTimeOff, RunControl, controlled
+from rag.ingest.tables import row_text
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
 from rag.records import SearchResult
@@ -203,7 +203,7 @@ def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
                 f = hit.fragment
                 rows += [EvidenceItem(text=text, kind="table", doc_id=doc_id, file=f.file, page=table.page,
                                       score=hit.score) for row in table.rows
-                         if totals(text := row_text(table.header, row), counted)]
+                         if is_total_of(text := row_text(table.header, row), counted)]
     return rows
 
 
