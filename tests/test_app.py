@@ -394,7 +394,8 @@ def test_highlighted_page_has_red_where_the_bbox_is(tmp_path):
 
 def test_the_status_title_keeps_the_queue_place_beside_the_hops_news_until_the_model_answers():
     # A run says its place at once, then searches: its hop's news must not hide the wait.
-    news = [Waiting(hop=0, ahead=2), HopStart(hop=1, query="q", modality="auto"), HopEnd(hop=1, query="q", modality="auto")]
+    news = [Waiting(hop=0, ahead=2), HopStart(hop=1, query="q", modality="auto"),
+            HopEnd(hop=1, query="q", modality="auto")]
     label, queue = status_news(news, "Starting …", "")
     assert label.startswith("Hop 1: 0 fragments found") and queue == "Waiting for the model — 2 questions ahead"
     label, queue = status_news([Waiting(hop=1, ahead=0, waited_s=3.2)], label, queue)
