@@ -397,7 +397,8 @@ def test_the_status_title_keeps_the_queue_place_beside_the_hops_news_until_the_m
     news = [Waiting(hop=0, ahead=2), HopStart(hop=1, query="q", modality="auto"),
             HopEnd(hop=1, query="q", modality="auto")]
     label, queue = status_news(news, "Starting …", "")
-    assert label.startswith("Hop 1: 0 fragments found") and queue == "Waiting for the model — 2 questions ahead"
+    assert label.startswith("Hop 1: 0 fragments found")
+    assert queue == "Waiting for the model — 2 questions ahead"
     label, queue = status_news([Waiting(hop=1, ahead=0, waited_s=3.2)], label, queue)
     assert queue == "The model is reading your question (waited 3 s)"
     assert status_news([LLMCall(hop=1)], label, queue) == (label, "")
