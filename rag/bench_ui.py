@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 import urllib.request
-from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,20 +229,19 @@ def server_times(trace_dir: Path, users: list[dict]) -> None:
     started (the page's rerun) and until the run's first hop ended (search), with the search's own
     milliseconds (embedding, each collection, total), and until it asked for the model (the queue line);
     the rest is drawing."""
-    from rag.trace import load_trace, summarize
+    from rag.trace import load_trace
 
     for u in users:
         path = trace_dir / f"{u['run_id']}.jsonl"
         if not u["run_id"] or not path.exists():
             continue
-        run = summarize(path)
-        started = datetime.fromisoformat(run.started).timestamp() - u["asked_at"]
-        u["run_start_s"] = round(started, 2)
-        u["hop_end_s"] = round(started + run.first_hop_s, 2) if run.first_hop_s is not None else None
-        events = [s["event"] for s in load_trace(path)]
-        hop = next((e for e in events if e["kind"] == "hop_end"), {})
+        first = {}  # kind → its first event, from one read of the trace
+        for span in load_trace(path):
+            first.setdefault(span["event"]["kind"], span["event"])
+        start, hop, waiting = first.get("run_start"), first.get("hop_end", {}), first.get("waiting")
+        u["run_start_s"] = round(start["t_start"] - u["asked_at"], 2) if start else None
+        u["hop_end_s"] = round(hop["t_end"] - u["asked_at"], 2) if hop.get("t_end") else None
         u["search_ms"] = {k: round(v) for k, v in hop.get("timings_ms", {}).items()}
-        waiting = next((e for e in events if e["kind"] == "waiting"), None)
         u["queue_event_s"] = round(waiting["t_start"] - u["asked_at"], 2) if waiting else None
 
 

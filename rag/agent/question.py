@@ -116,17 +116,6 @@ def options(question: str) -> list[str]:
     return found
 
 
-_COUNTED = re.compile(r"\bhow many ((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)\s+(?:are|is|were|was|do|does|did|have|"
-                      r"has|had|in|of|on|at|for|from|that|who|which|can|will|would|there)\b", re.I)
-
-
-def counted_words(question: str) -> set[str]:
-    """What "how many … are/does/in …" counts, as word stems ("domestic stores" → {domestic, store})."""
-    match = _COUNTED.search(question)
-    words = re.findall(r"[a-z]{3,}|\d+", match.group(1).lower()) if match else []
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words} - STOPWORDS
-
-
 def needs_computation(question: str) -> bool:
     return bool(_COMPUTE.search(question))
 

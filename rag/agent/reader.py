@@ -41,7 +41,7 @@ from rag.agent.extremes import (
 )
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
-from rag.agent.question import QuestionInfo, counted_words, missing_names, missing_options
+from rag.agent.question import STOPWORDS, QuestionInfo, missing_names, missing_options
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.tables import parse_row
 from rag.settings import ReaderSettings
@@ -55,6 +55,8 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _FRACTION = re.compile(r"\$?\d[\d,]*\.\d*[1-9]\d*")  # 5.2: a section, a version or a share, never a count
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
 _LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
+_COUNTED = re.compile(r"\bhow many ((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)\s+(?:are|is|were|was|do|does|did|have|"
+                      r"has|had|in|of|on|at|for|from|that|who|which|can|will|would|there)\b", re.I)
 _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
 _OWNER = re.compile(r"\b(?:[A-Z][\w&.-]*\s)*[A-Z][\w&.-]*['’]s\b")
 _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)?\d\d)\b", re.I)
@@ -236,9 +238,9 @@ class Reader:
             options = [o for o in options if named & set(_YEAR.findall(o.context))
                        or not (lines or _YEAR.search(o.context))]
         if count and (counted := counted_totals(options, about)):
-            held = Counter(to_number(o.value) for o in counted).most_common(2)
-            if self.settings.decide_margin and (len(held) == 1 or held[0][1] > held[1][1]):
-                return next(o for o in counted if to_number(o.value) == held[0][0])._replace(by="code")
+            held = most_held(counted)
+            if len({to_number(o.value) for o in held}) == 1 and self.settings.decide_margin:
+                return held[0]._replace(by="code")
             options = counted
         if lines and (rows := statement_rows(options, lines, self.document)):
             if len({to_number(o.value) for o in rows}) == 1 and self.settings.decide_margin:
@@ -283,12 +285,9 @@ class Reader:
         for item, frame in evidence_tables(evidence, tables, info.names):
             if (found := gap(frame, question, years)) is None:
                 continue
-            columns = list(map(str, found.frame.columns))
-            by, column = "code", clear_column(columns, question, years)
-            if column is None:
-                by, column = "model", await self.column(question, item, columns)
-            if column is None:
+            if (chosen := await self.one_column(question, item, list(map(str, found.frame.columns)), years)) is None:
                 continue
+            column, by = chosen
             code = f"# df: the numbers of the table of {item.id} (p. {item.page})\n{gap_program(found, column)}"
             if answered := self.by_program(info, item, code, found.frame, by):
                 return answered
@@ -333,10 +332,16 @@ class Reader:
             return (chosen, "code") if len(chosen) >= 2 and not found.change else None
         if found.change:
             return [], "code"
+        chosen = await self.one_column(question, item, columns, years)
+        return ([chosen[0]], chosen[1]) if chosen else None
+
+    async def one_column(self, question: str, item: EvidenceItem, columns: list[str],
+                         years: set[str]) -> tuple[str, str] | None:
+        """The column a question asks about and who chose it: the one header that fits, else the model."""
         if column := clear_column(columns, question, years):
-            return [column], "code"
+            return column, "code"
         column = await self.column(question, item, columns)
-        return ([column], "model") if column else None
+        return (column, "model") if column else None
 
     async def column(self, question: str, item: EvidenceItem, columns: list[str]) -> str | None:
         """The column a comparison is about, chosen by the model among the table's numeric columns."""
@@ -592,6 +597,12 @@ def statement_rows(options: list[Candidate], lines: tuple[str, ...], document: s
     return best
 
 
+def counted_words(question: str) -> set[str]:
+    """What "how many … are/does/in …" counts, as word stems ("domestic stores" → {domestic, store})."""
+    match = _COUNTED.search(question)
+    return _label_stems(match.group(1)) - STOPWORDS if match else set()
+
+
 def counted_totals(options: list[Candidate], question: str) -> list[Candidate]:
     """For "how many domestic stores …": the options labelled as the total or count of those very things
     ("Total Domestic store count"), where the document counts them itself."""
@@ -600,8 +611,19 @@ def counted_totals(options: list[Candidate], question: str) -> list[Candidate]:
 
 
 def is_total_of(label: str, counted: set[str]) -> bool:
-    words = {_stem(w) for w in _LABEL_WORDS.findall(label.lower())}
+    words = _label_stems(label)
     return counted <= words and bool(words & {"total", "count", "number"})
+
+
+def most_held(options: list[Candidate]) -> list[Candidate]:
+    """The options holding the value more of them hold than any other value, when there is one; else all."""
+    held = Counter(to_number(o.value) for o in options).most_common(2)
+    return [o for o in options if to_number(o.value) == held[0][0]] if len(held) > 1 and held[0][1] > held[1][1] \
+        else options
+
+
+def _label_stems(text: str) -> set[str]:
+    return {_stem(w) for w in _LABEL_WORDS.findall(text.lower())}
 
 
 def _times_written(value: str, text: str) -> int:

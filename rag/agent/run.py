@@ -20,9 +20,8 @@ from pydantic import BaseModel, Field
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
 from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
-from rag.agent.question import counted_words
 from rag.agent.react import DocAgent
-from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, is_total_of
+from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
@@ -195,9 +194,11 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
 def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
     """The rows of the tables found that total what a count asks for ("Total Domestic store count"):
     a page gives the search one row, and the total is seldom the row nearest the question."""
+    if not counted:
+        return []
     found = {(h.fragment.doc_id, h.fragment.extra["table_id"]): h for h in hits if h.fragment.extra.get("table_id")}
     rows = []
-    for doc_id in {d for d, _ in found} if counted else ():
+    for doc_id in {d for d, _ in found}:
         for table in store.tables(doc_id):
             if hit := found.get((doc_id, table.table_id)):
                 f = hit.fragment
