@@ -126,7 +126,8 @@ def test_a_killed_ingest_leaves_no_half_document_and_can_be_redone(tmp_path):
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 300
     while not _mid_write(data_dir):  # the registry says "indexing" and fragments are going in
-        assert proc.poll() is None and time.time() < deadline, "ingest ended before it could be killed"
+        assert proc.poll() is None and time.time() < deadline, \
+            f"ingest ended before it could be killed: {proc.stderr.read()[-2000:] if proc.poll() else ''}"
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
