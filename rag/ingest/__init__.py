@@ -78,7 +78,8 @@ def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress:
     chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
               for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
     if workers not in _POOLS:
-        _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=ocr.in_worker)
     pool = _POOLS[workers]
     futures = [pool.submit(_parse_pages, *job, chunk) for chunk in chunks]
     to_read, done, read = job[-1], 0, 0

@@ -380,13 +380,15 @@ def _palette(image: np.ndarray) -> list[RGB]:
     ink = pixels[(pixels < _BACKGROUND).any(axis=1)]
     if not len(ink):
         return []
-    keys, counts = np.unique(ink // 16, axis=0, return_counts=True)
+    quantised = ink // 16
+    codes = (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]  # ordered as the (r, g, b) rows
+    keys, counts = np.unique(codes, return_counts=True)
     order = np.argsort(-counts)
     colours: list[RGB] = []
     for i in order:
         if counts[i] < _MIN_SHARE * len(pixels):
             break
-        members = ink[(ink // 16 == keys[i]).all(axis=1)]
+        members = ink[codes == keys[i]]
         colour = tuple(int(v) for v in np.median(members, axis=0))
         if _neutral(colour) and counts[i] < _MIN_GREY_SHARE * len(pixels):
             continue  # the soft edges of black text

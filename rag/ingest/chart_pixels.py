@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pymupdf
 
+from rag.ingest.chart_geometry import is_value
 from rag.ingest.chart_marks import Label, Marks, dedupe, pixel_marks, split_numbers, vector_marks
 from rag.ingest.figures import Line
 from rag.records import BBox
@@ -24,16 +25,16 @@ def read_pixels(
     """Labels from OCR (their colour from the pixels under them); marks from the pixels of a raster
     chart, or from the drawings of a vector chart whose text is drawn as outlines."""
     area = box  # outlined text is part of the drawing, so the figure's box holds it
+    found = read_image(area)
+    if not any(is_value(word) or is_value(word[1:]) for line in found for word in line.text.split()):
+        return [], Marks()  # no number a chart could hold (a marker may precede it): its pixels are not read
     zoom = min(_ZOOM, _MAX_PIXELS / max(area[2] - area[0], area[3] - area[1]))
     pix = page.get_pixmap(
         matrix=pymupdf.Matrix(zoom, zoom), clip=pymupdf.Rect(area), alpha=False, colorspace=pymupdf.csRGB
     )
     image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
     origin = (area[0], area[1])
-    lines = [
-        Label(tuple(line.rect), line.text, line.size, _ink(image, tuple(line.rect), origin, zoom))
-        for line in read_image(area)
-    ]
+    lines = [Label(tuple(ln.rect), ln.text, ln.size, _ink(image, tuple(ln.rect), origin, zoom)) for ln in found]
     boxes = [lb.box for lb in lines]
     if raster:
         marks = pixel_marks(image, origin, zoom, boxes)

@@ -18,7 +18,7 @@ import pymupdf
 from rag.ingest.chart_marks import Label, Marks, span_labels, vector_marks
 from rag.ingest.chart_pairing import pair_chart
 from rag.ingest.chart_pixels import ReadImage, inside_figure, read_pixels
-from rag.ingest.figures import FIGURE_TEXT_CHARS, Line, detect_figures, figure_text
+from rag.ingest.figures import FIGURE_TEXT_CHARS, SCARCE_TEXT, Line, detect_figures, figure_text
 from rag.ingest.pdf import Warn
 from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
 from rag.settings import IngestSettings
@@ -239,11 +239,12 @@ def read_chart(
     source = "vector"
     if kind == "raster" or not any(_centre_in(lb, box) for lb in labels):
         outlined = kind != "raster"  # text drawn as outlines: worth OCR only over a chart's marks
-        if read_image is None or (
+        reader = _printed(box, labels) or read_image
+        if reader is None or (
             outlined and not _chart_like(inside_figure(vector_marks(drawings, box), box))
         ):
             return None
-        labels, marks = read_pixels(page, box, panel, drawings, read_image, kind == "raster")
+        labels, marks = read_pixels(page, box, panel, drawings, reader, kind == "raster")
         source = "ocr"
     else:
         marks = inside_figure(vector_marks(drawings, panel), box)
@@ -262,6 +263,14 @@ def read_chart(
         source=source,
         legend=reading.legend,
     )
+
+
+def _printed(box: BBox, labels: list[Label]) -> ReadImage | None:
+    """A picture whose words the text layer already holds (a cover under its title) is not read with OCR."""
+    inside = [lb for lb in labels if _centre_in(lb, box)]
+    if sum(len(lb.text) for lb in inside) < SCARCE_TEXT:
+        return None
+    return lambda _area: [Line(pymupdf.Rect(lb.box), lb.text, lb.size, lb.bold) for lb in inside]
 
 
 def _chart_like(marks: Marks) -> bool:

@@ -19,7 +19,7 @@ _HAS_LETTER = re.compile(r"[^\W\d_]")
 _CHART_TEXT_CHARS = 600
 FIGURE_TEXT_CHARS = 400  # caption + chart text as embedded: MiniLM reads ~256 tokens, keep the caption first
 _MIN_CHART_CHARS = 150  # a long caption still leaves the chart this much
-_SCARCE = 30  # a raster figure with less vector text inside than this is read with OCR
+SCARCE_TEXT = 30  # a raster figure with less vector text inside than this is read with OCR
 _MIN_OCR_SIZE = (120, 80)  # points: smaller images are logos and icons
 _MAX_OCR_READS = 3  # raster figures read per page: bounds the cost of a page full of pictures
 
@@ -112,7 +112,7 @@ def boxed_lines(items: Iterable[tuple[BBox, str, float]]) -> list[Line]:
 
 
 def _worth_reading(region: Region, inside: str) -> bool:
-    return (region.kind == "raster" and len(inside) < _SCARCE
+    return (region.kind == "raster" and len(inside) < SCARCE_TEXT
             and _width(region.box) >= _MIN_OCR_SIZE[0] and _height(region.box) >= _MIN_OCR_SIZE[1])
 
 

@@ -18,7 +18,7 @@ from rag.records import BBox
 MIN_REAL_CHARS = 20  # a page number or a running header is not a text layer
 MAX_GARBAGE_SHARE = 0.3  # unmapped glyphs (U+FFFD, "(cid:N)") per readable character
 MIN_IMAGE_COVER = 0.3  # share of the page under images before it is worth reading as pixels
-_THREADS = 2
+_threads = 2  # one engine per process; a parsing worker uses 1 (see in_worker)
 _MIN_SCORE = 0.5  # rapidocr's own threshold for keeping a line
 _MAX_RATIO = 16  # width / height of a piece given to the recogniser
 _INK = 60  # grey levels from the line's background that count as ink
@@ -178,12 +178,18 @@ def _cut(blank: np.ndarray, lo: int, hi: int, height: int) -> tuple[int, bool]:
     return hi, False
 
 
+def in_worker() -> None:
+    """Parsing workers share the cores with each other and the embedder: more OCR threads only wait."""
+    global _threads
+    _threads = 1
+
+
 def _get_engine():
     global _engine
     if _engine is None:
         from rapidocr_onnxruntime import RapidOCR
 
-        _engine = RapidOCR(intra_op_num_threads=_THREADS, inter_op_num_threads=1)
+        _engine = RapidOCR(intra_op_num_threads=_threads, inter_op_num_threads=1)
         for name in ("RapidOCR", "OrtInferSession"):
             logging.getLogger(name).setLevel(logging.WARNING)
     return _engine
