@@ -183,3 +183,25 @@ def test_cli_prints_a_pdfs_charts_as_json(tmp_path):
     assert len(chart["rows"]) == 18
     text = rag(tmp_path / "store", "charts", str(pdf), "--page", "11").stdout
     assert "p. 11 · stacked bar · In 2015, half of Hispanic adults" in text and "2014 · White" in text
+
+
+def test_pictures_without_chart_numbers_cost_no_pixel_reading():
+    """A cover photo under its title (the text layer holds the words) is not OCR'd again, and a picture
+    whose OCR holds no value a chart could hold is not read for marks: both leave no chart."""
+    from rag.ingest.chart_pixels import read_pixels
+    from rag.ingest.charts import PageInk, read_chart
+    from rag.ingest.figures import Line, detect_figures
+
+    cover = pymupdf.open(PDFS / "e79deb02a0c0e87511080836c5d4347b.pdf")[0]
+    (photo,) = [r for r in detect_figures(cover, []) if r.kind == "raster" and r.box[3] - r.box[1] > 500]
+    read = []
+
+    def spy(box):
+        read.append(box)
+        return []
+
+    assert read_chart(cover, photo.box, "raster", PageInk.of(cover), [], spy) is None
+    assert read == [], "the cover's words come from its text layer"
+    words = [Line(pymupdf.Rect(100, 300, 300, 320), "Strategic Plan 2016-2018", 12, False)]
+    labels, marks = read_pixels(cover, photo.box, photo.box, [], lambda _box: words, raster=True)
+    assert (labels, marks.bars, marks.curves) == ([], [], [])

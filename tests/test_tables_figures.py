@@ -172,3 +172,14 @@ def test_a_figure_without_caption_is_known_by_its_chart_text(with_chart):
     text = figure_text("", labels, with_chart, max_chars=120)
     assert text and labels.startswith(text) and len(text) <= (FIGURE_TEXT_CHARS if with_chart else 120)
     assert figure_text("Sales by region", labels, with_chart, 120).startswith("Sales by region")
+
+
+def test_charts_whose_clipped_backdrops_overlap_are_two_figures():
+    """The ACL paper's page 7 paints each figure on a white backdrop clipped to the figure; the boxes
+    PyMuPDF reports ignore the clip and overlap, which once made both figures one region."""
+    page = pymupdf.open(PDFS / "2023.acl-long.386.pdf")[6]
+    from rag.ingest.figures import detect_figures
+
+    lines, bars = detect_figures(page, [])
+    assert lines.box[3] < 190 < bars.box[1]  # Figure 4 (three line charts) above Figure 5 (bars)
+    assert lines.box[0] > 60 and lines.box[2] < 530  # the clip, not the backdrop's 750-point box

@@ -128,7 +128,10 @@ def detect_figures(
     page_box = tuple(page.rect)
     page_area = _area(page_box)
     images, paths = [], []
+    backdrops = _clipped_backdrops(page)
     for kind, box in page.get_bboxlog():
+        if kind == "fill-path":
+            box = backdrops.get(_key(box), box)
         box = _intersection(box, page_box)
         if box is None or _area(box) >= 0.9 * page_area:
             continue  # page backgrounds and frames
@@ -140,6 +143,29 @@ def detect_figures(
     regions += [c for c in _cluster(paths, tolerance) if _is_chart(c, min_size, min_paths)]
     kept = [r for r in _merge(regions) if not _mostly_inside(r.box, exclude)]
     return sorted(kept, key=lambda r: (r.box[1], r.box[0]))
+
+
+def _clipped_backdrops(page: pymupdf.Page) -> dict[tuple, BBox]:
+    """White fills reaching past the page (a chart's backdrop), by box: the part their clip shows.
+    get_bboxlog ignores clipping, so two charts' backdrops would overlap and make them one figure."""
+    if all(pymupdf.Rect(d["rect"]) in page.rect for d in page.get_cdrawings() if _white_fill(d)):
+        return {}
+    shown, clips = {}, {}
+    for d in page.get_drawings(extended=True):
+        if d["type"] == "clip":
+            clips[d["level"]] = pymupdf.Rect(d["scissor"])
+        elif _white_fill(d) and not pymupdf.Rect(d["rect"]) in page.rect:
+            clip = next((clips[lv] for lv in sorted(clips, reverse=True) if lv < d["level"]), page.rect)
+            shown[_key(tuple(d["rect"]))] = tuple(pymupdf.Rect(d["rect"]) & clip)
+    return shown
+
+
+def _white_fill(d: dict) -> bool:
+    return d["type"] == "f" and bool(d.get("fill")) and min(d["fill"]) >= 0.97
+
+
+def _key(box) -> tuple:
+    return tuple(round(v, 1) for v in box)
 
 
 def _cluster(boxes: list[BBox], tolerance: float) -> list[Region]:
