@@ -18,7 +18,9 @@ from conftest import PDFS, ROOT, local_settings, pages_of
 from test_cli import rag
 
 from rag.ingest import parse_pdf
-from rag.ingest.charts import long_rows, pdf_charts
+from rag.ingest.chart_pixels import read_pixels
+from rag.ingest.charts import PageInk, long_rows, pdf_charts, read_chart
+from rag.ingest.figures import Line, detect_figures
 
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -188,10 +190,6 @@ def test_cli_prints_a_pdfs_charts_as_json(tmp_path):
 def test_pictures_without_chart_numbers_cost_no_pixel_reading():
     """A cover photo under its title (the text layer holds the words) is not OCR'd again, and a picture
     whose OCR holds no value a chart could hold is not read for marks: both leave no chart."""
-    from rag.ingest.chart_pixels import read_pixels
-    from rag.ingest.charts import PageInk, read_chart
-    from rag.ingest.figures import Line, detect_figures
-
     cover = pymupdf.open(PDFS / "e79deb02a0c0e87511080836c5d4347b.pdf")[0]
     (photo,) = [r for r in detect_figures(cover, []) if r.kind == "raster" and r.box[3] - r.box[1] > 500]
     read = []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from rag.ingest.figures import FIGURE_TEXT_CHARS, find_page_figures
+from rag.ingest.figures import FIGURE_TEXT_CHARS, detect_figures, find_page_figures
 from rag.ingest.pdf import page_blocks
 from rag.ingest.tables import find_page_tables, page_may_have_tables
 from rag.records import fragment_id
@@ -178,8 +178,6 @@ def test_charts_whose_clipped_backdrops_overlap_are_two_figures():
     """The ACL paper's page 7 paints each figure on a white backdrop clipped to the figure; the boxes
     PyMuPDF reports ignore the clip and overlap, which once made both figures one region."""
     page = pymupdf.open(PDFS / "2023.acl-long.386.pdf")[6]
-    from rag.ingest.figures import detect_figures
-
     lines, bars = detect_figures(page, [])
     assert lines.box[3] < 190 < bars.box[1]  # Figure 4 (three line charts) above Figure 5 (bars)
     assert lines.box[0] > 60 and lines.box[2] < 530  # the clip, not the backdrop's 750-point box

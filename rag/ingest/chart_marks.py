@@ -81,7 +81,7 @@ def span_labels(page: pymupdf.Page, drawings: list[dict]) -> list[Label]:
     covers = [
         (d["seqno"], tuple(d["rect"]))
         for d in drawings
-        if d.get("fill") and _white(_rgb(d["fill"])) and (d.get("fill_opacity") or 1) >= 1
+        if white_fill(d) and (d.get("fill_opacity") or 1) >= 1
     ]
     lines: list[tuple[Label, list[str]]] = []
     last_seq, last_span = -10, None
@@ -413,6 +413,11 @@ def _rgb(colour) -> RGB | None:
 
 def _white(colour: RGB) -> bool:
     return min(colour) >= 245
+
+
+def white_fill(drawing: dict) -> bool:
+    """A drawing filled white (in any colour space): paper, not ink."""
+    return bool(drawing.get("fill")) and _white(_rgb(drawing["fill"]))
 
 
 def _neutral(colour: RGB) -> bool:

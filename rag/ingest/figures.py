@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from rag.ingest.chart_marks import white_fill
 from rag.records import BBox, Fragment, fragment_id
 
 _LABEL = re.compile(r"^(fig(ure)?\.?|chart|exhibit)\s*\d+", re.IGNORECASE)
@@ -146,22 +147,23 @@ def detect_figures(
 
 
 def _clipped_backdrops(page: pymupdf.Page) -> dict[tuple, BBox]:
-    """White fills reaching past the page (a chart's backdrop), by box: the part their clip shows.
-    get_bboxlog ignores clipping, so two charts' backdrops would overlap and make them one figure."""
-    if all(pymupdf.Rect(d["rect"]) in page.rect for d in page.get_cdrawings() if _white_fill(d)):
+    """Backdrops by box: the part their clip shows. get_bboxlog ignores clipping, so two charts'
+    backdrops would overlap and make them one figure."""
+    if not any(_backdrop(d, page) for d in page.get_cdrawings()):
         return {}
     shown, clips = {}, {}
     for d in page.get_drawings(extended=True):
         if d["type"] == "clip":
             clips[d["level"]] = pymupdf.Rect(d["scissor"])
-        elif _white_fill(d) and not pymupdf.Rect(d["rect"]) in page.rect:
+        elif _backdrop(d, page):
             clip = next((clips[lv] for lv in sorted(clips, reverse=True) if lv < d["level"]), page.rect)
             shown[_key(tuple(d["rect"]))] = tuple(pymupdf.Rect(d["rect"]) & clip)
     return shown
 
 
-def _white_fill(d: dict) -> bool:
-    return d["type"] == "f" and bool(d.get("fill")) and min(d["fill"]) >= 0.97
+def _backdrop(drawing: dict, page: pymupdf.Page) -> bool:
+    """A white fill reaching past the page: a chart's backdrop, clipped to far less than its box says."""
+    return drawing["type"] == "f" and white_fill(drawing) and pymupdf.Rect(drawing["rect"]) not in page.rect
 
 
 def _key(box) -> tuple:
