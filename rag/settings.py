@@ -128,6 +128,9 @@ class ReaderSettings(BaseModel):
     # Financial ratios ("return on capital employed") are planned by their textbook definitions
     # (rag/agent/formulas.py), not by the model.
     ratios: bool = True
+    # "How many adults …" in a survey report: the share who did, of the sample size the report states
+    # (rag/agent/samples.py).
+    people_counts: bool = True
     # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
     verify: bool = True
     # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.

@@ -198,6 +198,9 @@ CHECKED = [
     # -- Pew Internet, seniors (2014) --------------------------------------------------------------------
     Checked(SENIORS, 3, 0, "bar", ["Go online", "Broadband at home"], rows(
         ("65-69", "74", "65"), ("70-74", "68", "55"), ("75-79", "47", "34"), ("80+", "37", "21"))),
+    Checked(SENIORS, 4, 0, "stacked bar", ["3-5 times per week", "Every day or almost every day", "Net"], rows(
+        ("18-29", "6", "88", "94"), ("30-49", "8", "84", "92"), ("50-64", "8", "79", "87"), ("65+", "11", "71", "82")),
+        note="each series' bars are one path; its series are named beside the last bar, not in a legend"),
     Checked(SENIORS, 5, 0, "bar", ["Smartphone", "Tablet or e-reader"], rows(
         ("All adults", "55", "43"), ("65+", "18", "27"))),
     Checked(SENIORS, 6, 0, "pie", [""], rows(

@@ -278,6 +278,35 @@ def test_the_group_with_the_biggest_drop_and_its_size_are_computed_over_the_char
     assert result.short_answer == '["White", "10"]' and result.citations[0]["page"] == 11
 
 
+def option_labelled(label: str):
+    """A choice reply: the option whose label holds `label` (as a model reading the options would)."""
+    def reply(prompt: str) -> str:
+        return json.dumps({"option": re.search(rf"^(\d+)\. [^\n]*{re.escape(label)}", prompt, re.M).group(1)})
+    return reply
+
+
+def test_how_many_people_is_the_share_who_did_of_the_sample_the_survey_asked(run):
+    question = "How many Latinos expect their children to be less well off financially?"
+    result, events, _ = run([option_labelled("All Hispanics · Less well")], question=question, coverage=0.0,
+                            reader_settings=MODEL_CHOOSES)
+    [computation] = kinds(events, Computation)
+    share = float(re.search(r"^share = (\S+)", computation.program, re.M).group(1))
+    assert "sample = 1500  # p. 19" in computation.program and share == 5
+    assert result.short_answer == computation.result == "75", "5% of the 1,500 Latinos asked"
+    assert {c["page"] for c in result.citations} >= {19}, "the sample size is cited with the share"
+
+
+def test_a_group_the_question_names_is_counted_in_its_own_sample(run):
+    question = "How many foreign born Latinos expect their children to be less well off financially?"
+    _, events, _ = run([option_labelled("Less well")] * 2, question=question, coverage=0.0,
+                       reader_settings=MODEL_CHOOSES)
+    [computation] = kinds(events, Computation)
+    assert "sample = 795" in computation.program
+    assert kinds(events, LLMCall) and all(c.purpose == "pick evidence" for c in kinds(events, LLMCall))
+    _, events, _ = run([], question=question, coverage=0.0, reader_settings={"people_counts": False})
+    assert not any("sample =" in (c.program or "") for c in kinds(events, Computation))
+
+
 def program_over(ident: str, expression: str = "a - b"):
     """A program reply naming the first two numbers of an evidence line (as the schema allows)."""
     def reply(prompt: str) -> str:

@@ -4,6 +4,7 @@ when one clearly fits. Pure functions over real statement rows; no model."""
 from __future__ import annotations
 
 from rag.agent.reader import (
+    Candidate,
     clear_choice,
     counted_totals,
     number_candidates,
@@ -80,3 +81,17 @@ def test_a_count_the_document_totals_is_its_total_row():
     totals = counted_totals(number_candidates(items, count=True), "How many domestic stores does Best Buy have?")
     assert sorted(o.value for o in totals) == ["(15)", "9", "978", "978"], "the rows that total domestic stores"
     assert counted_totals(number_candidates(items, count=True), "How many people work at Best Buy?") == []
+
+
+def test_a_label_saying_the_opposite_of_what_is_asked_does_not_fit():
+    """The seniors report's pie: "Use SNS", "Go online, no SNS", "Do not go online"; "use" is on every
+    page of a report on technology use, so it tells the first two apart only by what "no" denies."""
+    item = EvidenceItem(id="E1", text="pie", kind="table", doc_id="d", file="f.pdf", page=6, score=0.5)
+    pie = [Candidate(v, label, item) for v, label in [("27%", "Use SNS"), ("32%", "Go online, no SNS"),
+                                                       ("41%", "Do not go online")]]
+    rarity = {"use": 0.05, "sns": 1.0, "online": 0.3, "not": 0.2, "percentage": 0.1, "people": 0.1, "who": 0.0}
+    assert clear_choice(pie, "the percentage of people who only use SNS", rarity, 1.3).value == "27%"
+    assert clear_choice(pie, "the percentage of people who do not go online", rarity, 1.3).value == "41%"
+    users = [Candidate("79", "Internet users · Net", item), Candidate("48", "Non-Users · Net", item)]
+    assert clear_choice(users, "What share of internet users agree, net?", {}, 1.3).value == "79"
+    assert clear_choice(users, "What share of non-users agree, net?", {}, 1.3).value == "48"

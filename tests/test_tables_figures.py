@@ -181,3 +181,13 @@ def test_charts_whose_clipped_backdrops_overlap_are_two_figures():
     lines, bars = detect_figures(page, [])
     assert lines.box[3] < 190 < bars.box[1]  # Figure 4 (three line charts) above Figure 5 (bars)
     assert lines.box[0] > 60 and lines.box[2] < 530  # the clip, not the backdrop's 750-point box
+
+
+def test_bars_drawn_as_one_path_per_series_are_a_chart_not_table_stripes():
+    """The seniors report's page 4 draws each series' four bars as one path: every path spans the chart,
+    as a table's zebra stripes do, but its rectangles stand apart."""
+    page = pymupdf.open(PDFS / "PIP_Seniors-and-Tech-Use_040314.pdf")[3]
+    [chart] = detect_figures(page, [])
+    assert 315 <= chart.box[0] and chart.box[2] <= 546 and 440 <= chart.box[1] and chart.box[3] <= 628
+    statement = pymupdf.open(PDFS / BESTBUY)[49]  # shaded rows that span the table
+    assert not any(r.box[1] < 400 < r.box[3] and r.kind == "vector" for r in detect_figures(statement, []))

@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from numbers import Real
 from typing import Any, Literal, NamedTuple
 
@@ -42,7 +43,9 @@ from rag.agent.extremes import (
 from rag.agent.extremes import program as comparison_program
 from rag.agent.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
 from rag.agent.question import STOPWORDS, QuestionInfo, missing_names, missing_options
+from rag.agent.samples import Counted, Sample, counted_people, names_group, sample_for
 from rag.context import Evidence, EvidenceItem
+from rag.ingest.figures import CHART_MARK
 from rag.ingest.tables import parse_row
 from rag.settings import ReaderSettings
 
@@ -54,7 +57,10 @@ _DATE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:\s*(?:[-–]|to|through)\s*(?:{_M
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _FRACTION = re.compile(r"\$?\d[\d,]*\.\d*[1-9]\d*")  # 5.2: a section, a version or a share, never a count
 _REFERENCE = re.compile(r"\b(table|figure|fig\.|section|appendix|chapter|page|p\.|step|eq\.)\s*\[…\]$", re.I)
-_LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+")
+_CHART_CELL = re.compile(r"(?:,\s)?(?P<label>[^:]+?):\s(?P<value>-?\$?\d[\d,]*(?:\.\d+)?%?)(?=,\s|$)")
+_NEGATIONS = {"no", "not", "non", "never", "without", "none"}
+_CONTRARY = 0.25  # how much of its score a label keeps when it says the opposite of what is asked
+_LABEL_WORDS = re.compile(r"[a-z]{3,}|\d+(?:[-–]\d+|\+)?")  # "65-69" and "65+" are two groups, not "65"
 _COUNTED = re.compile(r"\bhow many ((?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*)\s+(?:are|is|were|was|do|does|did|have|"
                       r"has|had|in|of|on|at|for|from|that|who|which|can|will|would|there)\b", re.I)
 _STANDALONE = re.compile(r"(?<![A-Za-z&$])" + r"\(?-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?" + r"(?![A-Za-z\d])")
@@ -92,6 +98,7 @@ class ReaderInput(BaseModel):
     counting: str | None = None  # a program counting outline entries, for "how many appendices/figures…"
     pages: list[tuple[str, int]] = Field(default_factory=list)  # (doc id, page) the question names
     lookup: Lookup | None = None  # a search for one quantity of a computation
+    samples: list[Sample] = Field(default_factory=list)  # survey sample sizes, for "how many adults …"
 
 
 class Attempt(BaseModel):
@@ -144,6 +151,8 @@ class Reader:
             return between
         if info.answer_type == "number":  # only number options are ranked by it
             self.rarity, self.document = word_rarity(given.document_text), given.document_text
+            if given.samples and (people := await self.people(question, info, given)):
+                return people
         avoid: list[str] = []
         numbers = given.numbers or evidence  # only options are shown: they may come from further down
         for attempt in range(1, (2 if cfg.verify else 1) + 1):
@@ -224,7 +233,8 @@ class Reader:
         return picked, Attempt(ok=True, value=chosen.value, cited=[chosen.item.id], reason=chosen.context)
 
     async def choose(self, items: list[EvidenceItem], about: str, count: bool, prompt: Callable[..., str],
-                     exclude: frozenset = frozenset(), lines: tuple[str, ...] = (), **fields: str) -> Candidate | None:
+                     exclude: frozenset = frozenset(), lines: tuple[str, ...] = (),
+                     keep: Callable[[Candidate], bool] | None = None, **fields: str) -> Candidate | None:
         """One number of the evidence among the options whose labels best match `about` (not the year it
         asks about, nor a value labelled only by another year): taken by code when one clearly fits, else
         chosen by the model. A statement line's amount (one of its `lines`' names) is labelled by its year
@@ -233,7 +243,7 @@ class Reader:
         stores opened in a year do not)."""
         named = asked_years(about)
         options = [o for o in number_candidates(items, count) if o.value not in named and o[:2] not in exclude
-                   and not (lines and "%" in o.value + o.context)]
+                   and not (lines and "%" in o.value + o.context) and (keep is None or keep(o))]
         if any(named & set(_YEAR.findall(o.context)) for o in options):
             options = [o for o in options if named & set(_YEAR.findall(o.context))
                        or not (lines or _YEAR.search(o.context))]
@@ -381,6 +391,55 @@ class Reader:
         self.emit("pick", {"ids": [p.id for p in picked], "attempt": 1, "evidence": [shown(p) for p in picked],
                            "by": "code" if all(c.by == "code" for c in chosen) else "model"})
         return picked, self.run(program, plan.expression, question, picked, {})
+
+    async def people(self, question: str, info: QuestionInfo, given: ReaderInput) -> ReaderResult | None:
+        """"How many adults rated … as poor" in a survey report: the share who did (each alternative of
+        an "or" chosen apart, then added) of the sample the survey asked, that group's when it names one."""
+        counted = counted_people(question)
+        if not counted or sample_for(counted.group, given.samples) is None or \
+                (chosen := await self.shares(question, counted, given)) is None:
+            return None
+        survey = [s for s in given.samples if s.item.doc_id == chosen[0].item.doc_id]  # the share's own
+        if (sample := sample_for(counted.group, survey)) is None:
+            return None
+        evidence = given.numbers or given.evidence
+        cited = evidence.get(list(dict.fromkeys(c.item.id for c in chosen)))
+        sampled = (evidence.add([sample.item]) or [sample.item])[0]
+        names = ["share"] if len(chosen) == 1 else [f"share{n}" for n in range(1, len(chosen) + 1)]
+        expression = f"round(({' + '.join(names)}) / 100 * sample)"
+        program = "\n".join([*(f"{name} = {number_literal(c.value)}  # {c.item.id}: {c.context}"
+                                for name, c in zip(names, chosen)),
+                              f"sample = {sample.n}  # p. {sample.item.page}: {sample.item.text}",
+                              f"ans = {expression}"])
+        self.emit("pick", {"ids": [c.id for c in cited], "attempt": 1, "evidence": [shown(c) for c in cited],
+                           "by": "code" if all(c.by == "code" for c in chosen) else "model"})
+        attempt = self.run(program, expression, question, cited, {})
+        if not attempt.ok:
+            return None
+        return self.accept(info, evidence, cited, attempt.model_copy(update={"cited": [*attempt.cited, sampled.id]}))
+
+    async def shares(self, question: str, counted: Counted, given: ReaderInput) -> list[Candidate] | None:
+        """A percentage for each share the question adds up, searched for among charts and tables and
+        chosen like an operand: the group's own ("65+ · …") when the question names one, everyone's (a
+        chart's "Total" or "All …" row) when not. The alternatives of one question are shares of one
+        chart, of the first one's category when it has one ("65+ · Every day" after "65+ · 3-5 times
+        per week"). A date in the question says when the survey was, not whose share it is."""
+        evidence, chosen = given.numbers or given.evidence, []
+        context = " ".join(sorted(asked_years(_DATE.sub(" ", question))) + ([] if counted.group else ["total", "all"]))
+        for label in counted.shares:
+            label = " ".join(_DATE.sub(" ", label).split())
+            about = f"{label} {context}".strip()
+            if given.lookup is not None and self.settings.lookup_k:
+                evidence.add(given.lookup(about, "table")[: self.settings.lookup_k])
+            keep = partial(beside, chosen[0]) if chosen else partial(of_group, counted.group)
+            if not any(map(keep, number_candidates(evidence.items))):
+                keep = is_share
+            found = await self.choose(evidence.items, about, False, prompts.CHOOSE_OPERAND.format,
+                                      frozenset(c[:2] for c in chosen), (), keep, question=question, label=label)
+            if found is None:
+                return None
+            chosen.append(found)
+        return chosen
 
     async def operands(self, question: str, labels: list[tuple[str, tuple[str, ...]]], evidence: Evidence,
                        lookup: Lookup | None) -> list[Candidate] | None:
@@ -570,9 +629,9 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
     for item in items:
         if item.kind == "table":
             pairs = [(value, context) for context, value in row_cells(item.text)]
-        else:  # brackets in running text are an aside, not a negative amount as in a statement's cell
-            text = _DATE.sub(lambda m: "·" * len(m.group(0)), item.text)
-            pairs = [(m.group(0).strip("()"), _around(item.text, m.start(), m.end())) for m in _STANDALONE.finditer(text)]
+        else:
+            text, _, chart = item.text.partition(CHART_MARK) if item.kind == "image_caption" else (item.text, "", "")
+            pairs = text_numbers(text) + chart_cells(chart)
         for value, context in pairs:
             value = value.strip("()") if value.count("(") != value.count(")") else value
             not_a_count = count and (_YEAR.fullmatch(value) or _FRACTION.fullmatch(value))
@@ -580,6 +639,26 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
                 continue
             found.setdefault((value, context), Candidate(value, context, item))
     return list(found.values())
+
+
+def text_numbers(text: str) -> list[tuple[str, str]]:
+    """Each number of running text with the words around it; brackets are an aside there, not a negative
+    amount as in a statement's cell, and a date's days are no values."""
+    masked = _DATE.sub(lambda m: "·" * len(m.group(0)), text)
+    return [(m.group(0).strip("()"), _around(text, m.start(), m.end())) for m in _STANDALONE.finditer(masked)]
+
+
+def chart_cells(text: str) -> list[tuple[str, str]]:
+    """The values of a figure's chart as ingestion wrote them ("Total — Poor: 36, Excellent: 9; …", or
+    "Use SNS: 27%; …"), each labelled by its category and series like a table's cell; a chart's words
+    that are no such pairs are running text."""
+    cells = []
+    for group in text.split("; "):
+        category, _, rest = group.rpartition(" — ")
+        for m in _CHART_CELL.finditer(rest):
+            label = m.group("label").strip()
+            cells.append((m.group("value"), f"{category} · {label}" if category else label))
+    return cells or text_numbers(text)
 
 
 def statement_rows(options: list[Candidate], lines: tuple[str, ...], document: str = "") -> list[Candidate]:
@@ -651,8 +730,24 @@ def option_scores(options: list[Candidate], question: str, rarity: dict[str, flo
     top = max(rarity.values(), default=1.0) if rarity else 0.0
     weight = {w: (2 if w[0].isdigit() else 1) * (rarity.get(w, top) if rarity else math.log(1 + len(options) / df[w]))
               for w in df}
+    denied = _negated(question)
     return [sum(weight[w] * (1 if w in mine else 0.5) for w in words & asked) / max(len(words), 1) ** 0.5
-            for words, mine in zip(labels, own)]
+            * (_CONTRARY if _contradicts(o.context, asked - denied, denied) else 1)
+            for o, words, mine in zip(options, labels, own)]
+
+
+def _negated(text: str) -> set[str]:
+    """The words a negation governs ("no SNS", "do not go online", "Non-users"): the two after it."""
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("n't", " not"))
+    return {_stem(w) for n, w in enumerate(words) if any(x in _NEGATIONS for x in words[max(0, n - 2):n])}
+
+
+def _contradicts(label: str, affirmed: set[str], denied: set[str]) -> bool:
+    """A label that denies what the question affirms ("Go online, no SNS" for "use SNS"), or affirms what
+    it denies ("Go online" for "do not go online")."""
+    negated = _negated(label)
+    plain = {_stem(w) for w in re.findall(r"[a-z0-9]+", label.lower())} - negated - _NEGATIONS
+    return bool(negated & affirmed or plain & denied)
 
 
 def word_rarity(text: str) -> dict[str, float]:
@@ -746,6 +841,27 @@ def to_number(text: str) -> float | None:
     except ValueError:
         return None
     return -value if negative else value
+
+
+def is_share(option: Candidate) -> bool:
+    """A percentage: written with its sign, or a cell of a table or chart ("Total · Poor: 36"); never a
+    number of running text without its sign ("adults ages 18 and older") nor one past 100."""
+    number = to_number(option.value)
+    if number is None or not 0 <= number <= 100 or option.value.startswith("$"):
+        return False
+    return option.value.endswith("%") or "[…]" not in option.context
+
+
+def of_group(group: str, option: Candidate) -> bool:
+    """A share labelled by the group a question names (any share when it names none)."""
+    return is_share(option) and (not group or names_group(option.context, group) > 0)
+
+
+def beside(first: Candidate, option: Candidate) -> bool:
+    """A share of the same chart as `first` (its page), and of its category when it has one."""
+    category, dot, _ = first.context.partition(" · ")
+    same_page = (option.item.doc_id, option.item.page) == (first.item.doc_id, first.item.page)
+    return is_share(option) and same_page and (not dot or option.context.startswith(category + dot))
 
 
 def numbers_in(text: str) -> list[float]:

@@ -22,6 +22,7 @@ from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent
 from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
+from rag.agent.samples import counted_people, sample_sizes
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
@@ -186,9 +187,12 @@ def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
     counted = counted_words(state.question) if state.info.count else set()
     numbers = build(total_rows(store, hits, counted) + items, count_tokens, max(budget, cfg.option_tokens),
                     state.many_files, cfg.best_last)
-    text = "\f".join("\f".join(store.page_texts(d.doc_id, list(range(1, d.pages + 1))).values()) for d in docs)
+    pages = {d.doc_id: store.page_texts(d.doc_id, list(range(1, d.pages + 1))) for d in docs}
+    text = "\f".join("\f".join(pages[d.doc_id].values()) for d in docs)
+    samples = [s for d in docs for s in sample_sizes(d.doc_id, d.file, pages[d.doc_id], store.tables(d.doc_id))] \
+        if cfg.people_counts and counted_people(state.question) else []
     return ReaderInput(evidence=evidence, numbers=numbers, document_text=text, tables=table_frames(store, hits),
-                       counting=counting, pages=named)
+                       counting=counting, pages=named, samples=samples)
 
 
 def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:

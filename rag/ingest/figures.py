@@ -20,6 +20,7 @@ _HAS_LETTER = re.compile(r"[^\W\d_]")
 _CHART_TEXT_CHARS = 600
 FIGURE_TEXT_CHARS = 400  # caption + chart text as embedded: MiniLM reads ~256 tokens, keep the caption first
 _MIN_CHART_CHARS = 150  # a long caption still leaves the chart this much
+CHART_MARK = "In the chart: "  # what follows is the chart's values (charts.compact) or its words
 SCARCE_TEXT = 30  # a raster figure with less vector text inside than this is read with OCR
 _MIN_OCR_SIZE = (120, 80)  # points: smaller images are logos and icons
 _MAX_OCR_READS = 3  # raster figures read per page: bounds the cost of a page full of pictures
@@ -103,8 +104,8 @@ def figure_text(caption: str, inside: str, with_chart: bool, max_chars: int) -> 
         return _truncate(inside, FIGURE_TEXT_CHARS if with_chart else max_chars)
     if not with_chart or not inside:
         return caption
-    budget = max(FIGURE_TEXT_CHARS - len(caption) - len(". In the chart: "), _MIN_CHART_CHARS)
-    return _join([caption, "In the chart: " + _truncate(inside, budget)])
+    budget = max(FIGURE_TEXT_CHARS - len(caption) - len(". " + CHART_MARK), _MIN_CHART_CHARS)
+    return _join([caption, CHART_MARK + _truncate(inside, budget)])
 
 
 def boxed_lines(items: Iterable[tuple[BBox, str, float]]) -> list[Line]:
@@ -141,7 +142,7 @@ def detect_figures(
         elif kind.endswith("path"):
             paths.append(box)
     regions = [Region(b, "raster") for b in images if _width(b) >= min_size and _height(b) >= min_size]
-    regions += [c for c in _cluster(paths, tolerance) if _is_chart(c, min_size, min_paths)]
+    regions += [c for c in _cluster(paths, tolerance) if _is_chart(c, min_size, min_paths, page)]
     kept = [r for r in _merge(regions) if not _mostly_inside(r.box, exclude)]
     return sorted(kept, key=lambda r: (r.box[1], r.box[0]))
 
@@ -230,7 +231,7 @@ def _is_solid(box: BBox) -> bool:
     return _width(box) > 3 and _height(box) > 3
 
 
-def _is_chart(region: Region, min_size: float, min_paths: int) -> bool:
+def _is_chart(region: Region, min_size: float, min_paths: int, page: pymupdf.Page) -> bool:
     box = region.box
     if _width(box) < min_size or _height(box) < min_size * 0.8:
         return False
@@ -238,7 +239,17 @@ def _is_chart(region: Region, min_size: float, min_paths: int) -> bool:
     if len(region.members) < min_paths or len(solid) < 2:
         return False
     # Table shading and zebra stripes: every solid path spans the whole region width.
-    return not all(_width(s) >= 0.9 * _width(box) for s in solid)
+    return not all(_width(s) >= 0.9 * _width(box) for s in solid) or _bars_as_one_path(page, box)
+
+
+def _bars_as_one_path(page: pymupdf.Page, box: BBox) -> bool:
+    """A series' bars drawn as one path: the path spans the chart as a stripe would, its rectangles do not."""
+    for drawing in page.get_cdrawings():
+        rects = [item[1] for item in drawing["items"] if item[0] == "re"]
+        if drawing.get("fill") and len(rects) >= 2 and _mostly_inside(tuple(drawing["rect"]), [box], 0.99) \
+                and max(map(_width, rects)) < 0.5 * _width(box):
+            return True
+    return False
 
 
 def _mostly_inside(box: BBox, areas: list[BBox], share: float = 0.5) -> bool:
