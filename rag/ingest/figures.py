@@ -130,7 +130,8 @@ def detect_figures(
     page_box = tuple(page.rect)
     page_area = _area(page_box)
     images, paths = [], []
-    backdrops = _clipped_backdrops(page)
+    drawings = page.get_cdrawings()  # read once: backdrops and bars drawn as one path both look at them
+    backdrops = _clipped_backdrops(page, drawings)
     for kind, box in page.get_bboxlog():
         if kind == "fill-path":
             box = backdrops.get(_key(box), box)
@@ -142,15 +143,15 @@ def detect_figures(
         elif kind.endswith("path"):
             paths.append(box)
     regions = [Region(b, "raster") for b in images if _width(b) >= min_size and _height(b) >= min_size]
-    regions += [c for c in _cluster(paths, tolerance) if _is_chart(c, min_size, min_paths, page)]
+    regions += [c for c in _cluster(paths, tolerance) if _is_chart(c, min_size, min_paths, drawings)]
     kept = [r for r in _merge(regions) if not _mostly_inside(r.box, exclude)]
     return sorted(kept, key=lambda r: (r.box[1], r.box[0]))
 
 
-def _clipped_backdrops(page: pymupdf.Page) -> dict[tuple, BBox]:
+def _clipped_backdrops(page: pymupdf.Page, drawings: list[dict]) -> dict[tuple, BBox]:
     """Backdrops by box: the part their clip shows. get_bboxlog ignores clipping, so two charts'
     backdrops would overlap and make them one figure."""
-    if not any(_backdrop(d, page) for d in page.get_cdrawings()):
+    if not any(_backdrop(d, page) for d in drawings):
         return {}
     shown, clips = {}, {}
     for d in page.get_drawings(extended=True):
@@ -231,7 +232,7 @@ def _is_solid(box: BBox) -> bool:
     return _width(box) > 3 and _height(box) > 3
 
 
-def _is_chart(region: Region, min_size: float, min_paths: int, page: pymupdf.Page) -> bool:
+def _is_chart(region: Region, min_size: float, min_paths: int, drawings: list[dict]) -> bool:
     box = region.box
     if _width(box) < min_size or _height(box) < min_size * 0.8:
         return False
@@ -239,12 +240,12 @@ def _is_chart(region: Region, min_size: float, min_paths: int, page: pymupdf.Pag
     if len(region.members) < min_paths or len(solid) < 2:
         return False
     # Table shading and zebra stripes: every solid path spans the whole region width.
-    return not all(_width(s) >= 0.9 * _width(box) for s in solid) or _bars_as_one_path(page, box)
+    return not all(_width(s) >= 0.9 * _width(box) for s in solid) or _bars_as_one_path(drawings, box)
 
 
-def _bars_as_one_path(page: pymupdf.Page, box: BBox) -> bool:
+def _bars_as_one_path(drawings: list[dict], box: BBox) -> bool:
     """A series' bars drawn as one path: the path spans the chart as a stripe would, its rectangles do not."""
-    for drawing in page.get_cdrawings():
+    for drawing in drawings:
         rects = [item[1] for item in drawing["items"] if item[0] == "re"]
         if drawing.get("fill") and len(rects) >= 2 and _mostly_inside(tuple(drawing["rect"]), [box], 0.99) \
                 and max(map(_width, rects)) < 0.5 * _width(box):
