@@ -14,6 +14,7 @@ from rag.agent.events import (
     HopEvent,
     HopStart,
     LLMCall,
+    PageRead,
     Paraphrase,
     Refusal,
     Stop,
@@ -190,6 +191,11 @@ def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozen
             st.caption(f":material/verified: “{_escape(event.value)}” stands in {', '.join(event.ids)}")
         else:
             st.caption(f":material/block: “{_escape(event.value)}” rejected: {_escape(event.reason)}")
+    elif isinstance(event, PageRead):
+        icon = ":material/menu_book:" if event.found else ":material/search_off:"
+        said = f"the answer: {event.answer}" if event.found else f"no answer: {event.reason}"
+        st.markdown(f"{icon} **Read p. {event.page}** · {event.file} · {event.skill} · {_escape(said)}")
+        st.caption(f"{event.tokens} tokens of the page read")
     elif isinstance(event, Refusal):
         st.info(f"Not in the documents: {event.reason}", icon=":material/search_off:")
     elif isinstance(event, ErrorEvent):
@@ -222,6 +228,8 @@ def status_label(event: HopEvent) -> str | None:
         return "Reading the evidence …"
     if isinstance(event, EvidencePicked):
         return f"Picked {', '.join(event.ids)}; reading the answer …"
+    if isinstance(event, PageRead):
+        return f"Read p. {event.page}: {'answer found' if event.found else 'no answer, reading on'} …"
     if isinstance(event, AnswerEvent):
         return f"Searched in {event.hop} hop{'s' * (event.hop != 1)}"
     return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
+from rag.ingest import stop_workers
 from rag.records import MODALITIES
 from rag.retrieve import Retriever
 from rag.settings import Settings
@@ -37,6 +40,7 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
             for step, s in report.timings.items():
                 steps[step] = steps.get(step, 0.0) + s
         seconds = time.perf_counter() - t0
+    stop_workers()
     return {
         "pages": pages,
         "fragments": fragments,
@@ -46,7 +50,16 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
         "seconds_by_step": {k: round(v, 2) for k, v in sorted(steps.items(), key=lambda kv: -kv[1])},
         # Steps in worker processes add up over both cores; a load over ~2 means other jobs shared them.
         "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
+        "peak_rss_mb": peak_rss_mb(),
     }
+
+
+def peak_rss_mb() -> dict[str, float]:
+    """Peak resident memory so far of this process (models, store, embedding) and of the largest of its
+    ended children (a parsing worker: the kernel keeps the largest, not a sum)."""
+    unit = 1 / 2**20 if sys.platform == "darwin" else 1 / 2**10  # ru_maxrss: bytes on macOS, KiB on Linux
+    return {who: round(resource.getrusage(which).ru_maxrss * unit, 1)
+            for who, which in (("process", resource.RUSAGE_SELF), ("largest_worker", resource.RUSAGE_CHILDREN))}
 
 
 def bench_retrieve(settings: Settings, sizes: list[int], n_queries: int = 200, seed: int = 0) -> dict:

@@ -311,9 +311,10 @@ def cmd_eval(args, settings: Settings) -> int:
     out = args.out or settings.eval_dir / (f"agent-hops{settings.agent.max_hops}" if args.mode == "agent" else args.mode)
     summary = evaluate_answers(_workspace(settings), args.qa, args.pdfs, out, mode=args.mode,
                                limit=args.limit, resume=args.resume, scoring=args.scoring)
-    from rag.eval.report import summary_table
+    from rag.eval.report import kinds_table, summary_table
 
-    _emit(args, summary, summary_table([summary], args.scoring) + f"\n\nreport: {out / 'report.md'}")
+    table = summary_table([summary], args.scoring) + "\n\n" + kinds_table(summary)
+    _emit(args, summary, table + f"\n\nreport: {out / 'report.md'}")
     return 0
 
 

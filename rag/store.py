@@ -270,9 +270,14 @@ def embed_texts(model: BaseEmbedding, texts: list[str], batch: int, seconds: dic
     return vectors
 
 
+# Enough texts to sort by length, few enough that embedding starts while the workers still parse:
+# a batch (settings.ingest.embed_batch) would make small documents wait for the end.
+_EARLY_TEXTS = 128
+
+
 class EarlyEmbedder:
     """Embeds the texts of pages parsed so far while worker processes parse the rest, so that both
-    cores work. Texts wait until a few batches' worth are there: batches still sort by length."""
+    cores work. Texts wait until some are there (_EARLY_TEXTS): batches still sort by length."""
 
     def __init__(self, model: BaseEmbedding, batch: int,
                  progress: Callable[[str, int, int], None] | None = None) -> None:
@@ -288,7 +293,7 @@ class EarlyEmbedder:
         self._seen.update(texts)
         self._waiting += texts
         self._parsed += part.pages
-        if len(self._waiting) < 4 * self.batch:
+        if len(self._waiting) < _EARLY_TEXTS:
             return
         self.vectors = embed_texts(self.model, self._waiting, self.batch, self.seconds, known=self.vectors)
         self._waiting = []

@@ -95,6 +95,15 @@ def test_bench_retrieve_reports_latency_and_recall(tmp_path):
     assert 0.9 <= row["hnsw_recall_at_k"] <= 1.0
 
 
+def test_bench_ingest_reports_throughput_and_peak_memory(tmp_path):
+    pdfs = tmp_path / "pdfs"
+    pdfs.mkdir()
+    (pdfs / "pew-8.pdf").write_bytes(pages_of(PEW, list(range(1, 9))))  # 8 pages: parsed in worker processes
+    out = json.loads(rag(tmp_path / "store", "bench", "ingest", "--pdfs", str(pdfs), "--json").stdout)
+    assert out["pages"] == 8 and out["pages_per_second"] > 0 and out["seconds_by_step"]["embed"] > 0
+    assert out["peak_rss_mb"]["process"] > 0 and out["peak_rss_mb"]["largest_worker"] > 0
+
+
 def test_conversations_are_listed_shown_and_deleted(tmp_path):
     from rag.conversations import Conversations
 

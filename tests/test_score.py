@@ -19,6 +19,7 @@ from rag.eval.score import score
         ("1.08%", "1.08%", "Float", True),
         ("7.02", "7.0", "Float", True),
         ("7.5", "7.0", "Float", False),
+        ("0.011", "0.109", "Float", False),  # relative tolerance: a small number is not inflated by ÷100
         ("less well-off", "Less well-off", "Str", True),
         ("They said: Less well off.", "Less well-off", "Str", True),
         ("Florida Department of Health", "Florida Department of Health", "Str", True),

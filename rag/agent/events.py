@@ -9,14 +9,14 @@ from __future__ import annotations
 import time
 from typing import Literal
 
-from pydantic import Field
 from llama_index.core.workflow import Event
+from pydantic import Field
 
 from rag.records import Hit
 
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "evidence", "compute", "verify",
-    "refuse", "error", "answer", "waiting",
+    "refuse", "error", "answer", "waiting", "read",
 ]
 
 
@@ -129,6 +129,26 @@ class Verification(HopEvent):
     attempt: int = 1
 
 
+class PageRead(HopEvent):
+    """The model read one page (ReadPage): what it said, and whether code found the answer on the page."""
+
+    kind: EventKind = "read"
+    doc_id: str
+    file: str
+    page: int
+    skill: str
+    found: bool
+    answer: str = ""
+    reason: str = ""
+    said: str = ""
+    tokens: int = 0
+
+    def describe(self) -> str:
+        if self.found:
+            return f"📖 p. {self.page} read ({self.skill}): {self.answer}"
+        return f"📖 p. {self.page} read ({self.skill}): no answer, {self.reason}"
+
+
 class Refusal(HopEvent):
     """Code decided the documents do not answer the question, and why."""
 
@@ -151,3 +171,4 @@ class AnswerEvent(HopEvent):
     program: str | None = None
     missing: bool = False
     stop_reason: str | None = None
+    skill: str = ""

@@ -13,6 +13,7 @@ from rag.agent.events import (
     HopEvent,
     HopStart,
     LLMCall,
+    PageRead,
     Paraphrase,
     Refusal,
     Stop,
@@ -56,6 +57,8 @@ def _line(e: HopEvent) -> str | None:
         return f"  ⚙ program:\n{body}\n    → {e.result if e.error is None else 'error: ' + e.error}"
     if isinstance(e, Verification):
         return f"  {'✓' if e.ok else '✗'} {e.value!r} {'stands in' if e.ok else 'rejected:'} {', '.join(e.ids) if e.ok else e.reason}"
+    if isinstance(e, PageRead):
+        return f"  {e.describe()}" + ("" if e.found else f"\n    model said: {e.said[:160]}")
     if isinstance(e, Refusal):
         return f"  ⊘ not in the documents: {e.reason}"
     if isinstance(e, ErrorEvent):

@@ -1,13 +1,14 @@
-"""The agent as a LlamaIndex workflow: search hop by hop (ReAct), then read.
+"""The agent as a LlamaIndex workflow: search hop by hop (ReAct), then read page by page.
 
-    start → search ⇄ decide → read → stop
+    start → search ⇄ decide → read ⇄ (next page | search again) → stop
 
 `search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py);
 when none fires, one ReAct step (Thought → Action → Action Input, LlamaIndex's formatter and parser)
-chooses the next tool and query. The model is never asked to answer here: when the search stops,
-`read` hands the gathered evidence to the reader (rag/agent/reader.py), which writes the answer.
-The same workflow serves every evaluation mode: `single-pass` reads after the first hop, and
-`text-only` / `oracle` only swap the first hop's search.
+chooses the next tool and query. When the search stops, `read` is the ReadPage step: the model reads
+the best page (rag/reader) and code checks what it found there. A page without the answer leads to the
+next page, or, after `pages_per_search` pages, back to the ReAct step, which may search again.
+The same workflow serves every evaluation mode: `single-pass` reads after the first hop without the
+ReAct step, and `text-only` / `oracle` only swap the first hop's search.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from llama_index.core.agent.react.types import (
 )
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Workflow, step
+from rapidfuzz import fuzz
 
 from rag.agent import prompts
 from rag.agent.events import Computation, EvidencePicked, Refusal, Stop, Thought, Verification
@@ -32,9 +34,12 @@ from rag.agent.question import missing_names
 from rag.agent.reader import Reader, ReaderInput, ReaderResult
 from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
-from rag.agent.tools import TOOL_MODALITY, SearchTools
-from rag.context import from_hits
+from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools
+from rag.context import EvidenceItem, from_hits
 from rag.models.structured import ask_json, token_counter
+from rag.reader import PageReader, Solution
+from rag.reader.answer import PICTURES_UNREAD
+from rag.reader.pages import candidates
 from rag.records import SearchResult
 
 READER_EVENTS = {"pick": EvidencePicked, "compute": Computation, "verify": Verification, "refuse": Refusal}
@@ -51,7 +56,7 @@ class Searched(Event):
 
 
 class ReadRequest(Event):
-    pass
+    page: int | None = None  # a page the ReAct step asked to read
 
 
 class CompactReActFormatter(ReActChatFormatter):
@@ -70,10 +75,13 @@ class DocAgent(Workflow):
 
     def __init__(self, llm, state: RunState, search: Callable[[str, str], SearchResult],
                  evidence_for: Callable[[RunState], ReaderInput], mode: str = "agent",
-                 history: list[ChatMessage] | None = None) -> None:
+                 history: list[ChatMessage] | None = None, source=None) -> None:
         super().__init__(timeout=None)
         self.llm, self.state, self.mode = llm, state, mode
         self.evidence_for = evidence_for
+        self.source = source  # rag.agent.run.PageSource: named pages, page texts, the outline's counts
+        self.pages: PageReader | None = None
+        self.since_search = 0
         self.history = history or []
         self.count_tokens = token_counter(llm)
         self.tools = SearchTools(state, search, self.complete, self.emit)
@@ -107,15 +115,74 @@ class DocAgent(Workflow):
         await self.check_evidence()
         if reason := stop_reason(state):
             return self.stop(reason)
+        if self.reads_pages and state.settings.sufficiency_check != "react":
+            return ReadRequest()  # read what was found first; the ReAct step comes when those pages fail
         return await self.react_step()
 
+    @property
+    def reads_pages(self) -> bool:
+        return self.state.reader.engine == "pages" and self.source is not None
+
     @step
-    async def read(self, ev: ReadRequest) -> StopEvent:
+    async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:
+        state, cfg = self.state, self.state.reader
+        if not self.reads_pages:
+            return await self.read_evidence()
+        if self.pages is None:
+            self.pages = PageReader(state.question_record, cfg, self.source.text, self.count_tokens, self.ask,
+                                    self.emit)
+            if "outline" in cfg.skills and (counted := self.source.outline_count(state.question_record)):
+                return self.finish(counted)
+            if state.question_record.pictures:  # what a photo shows is not in the text: say so, guess nothing
+                return self.finish(None, PICTURES_UNREAD)
+        asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
+        queue = candidates(asked + self.source.named(state.question_record), state.best_hits(), self.pages.read_keys)
+        if not queue or len(self.pages.read_pages) >= cfg.max_pages:
+            return self.finish(None)
+        page = queue[0]
+        focus = "\n".join(h.fragment.text for h in state.best_hits() if (h.fragment.doc_id, h.fragment.page) == page.key)
+        got = await self.pages.read(page, focus, state.run_id, state.hops)
+        if got.solution:
+            return self.finish(got.solution)
+        self.since_search += 1
+        if self.mode == "agent" and self.since_search >= cfg.pages_per_search and state.hops < state.settings.max_hops \
+                and len(self.pages.read_pages) < cfg.max_pages:
+            self.since_search = 0
+            read = ", ".join(f"p. {p.page}" for p in self.pages.read_pages)
+            self.reasoning.append(ObservationReasoningStep(observation=prompts.PAGES_WITHOUT_ANSWER.format(pages=read)))
+            return await self.react_step()
+        return ReadRequest()
+
+    async def read_evidence(self) -> StopEvent:
+        """The earlier reader: numbered evidence lines, a cascade of strategies (reader.engine=cascade)."""
         reader = Reader(self.ask, self.reader_event, self.state.reader)
         given = self.evidence_for(self.state)
         given.lookup = lambda query, modality: from_hits(self.tools.search(query, modality).hits)
         self.result = await reader.read(self.state.question, self.state.info, given)
         return StopEvent(result=self.result)
+
+    def finish(self, solution: Solution | None, reason: str = "") -> StopEvent:
+        """The run's answer from what the pages gave: a solution with its pages, or "not in the documents"."""
+        if solution is None:
+            answer, short = self.pages.nothing_found(reason)
+            self.result = ReaderResult(answer=answer, short=short, answer_type=self.state.question_record.asked,
+                                       refused=answer, skill="none")
+        else:
+            cited = [self.cite(p, solution.line or solution.sentence()) for p in solution.pages]
+            self.result = ReaderResult(answer=solution.sentence(), short=solution.short(), answer_type=solution.asked,
+                                       cited=cited, program=solution.program, value=solution.value or None,
+                                       skill=solution.skill)
+            if solution.program:
+                self.reader_event("compute", {"program": solution.program, "result": solution.value, "error": None})
+        return StopEvent(result=self.result)
+
+    def cite(self, page, line: str) -> EvidenceItem:
+        """A cited page, boxed at the fragment found on it that reads most like the answer's line."""
+        found = [h.fragment for h in self.state.seen.values() if (h.fragment.doc_id, h.fragment.page) == page.key]
+        best = max(found, key=lambda f: fuzz.partial_ratio(line.lower(), f.text.lower()), default=None)
+        return EvidenceItem(id=f"p. {page.page}", text=line, kind="page", doc_id=page.doc_id, file=page.file,
+                            page=page.page, score=page.score, fragment_id=best.id if best else None,
+                            bbox=best.bbox if best else None)
 
     # the search side
 
@@ -145,13 +212,17 @@ class DocAgent(Workflow):
                 self.state.parse_failures += 1
                 messages = [*messages, ChatMessage(role=MessageRole.ASSISTANT, content=reply),
                             ChatMessage(role=MessageRole.USER,
-                                        content=prompts.UNPARSEABLE_RETRY.format(tool_names=", ".join(TOOL_MODALITY)))]
+                                        content=prompts.UNPARSEABLE_RETRY.format(tool_names=", ".join([*TOOL_MODALITY, READ_PAGE])))]
                 continue
             if parsed.thought:
                 self.emit(Thought(run_id=self.state.run_id, hop=self.state.hops, text=parsed.thought))
             if isinstance(parsed, ResponseReasoningStep):
                 self.state.sufficient = True
                 return self.stop("sufficient", "the model judged the evidence enough")
+            if isinstance(parsed, ActionReasoningStep) and parsed.action == READ_PAGE:
+                self.reasoning.append(parsed)
+                page = str(parsed.action_input.get("page") or next(iter(parsed.action_input.values()), ""))
+                return ReadRequest(page=int(page) if page.strip().isdigit() else None)
             if isinstance(parsed, ActionReasoningStep) and parsed.action in TOOL_MODALITY:
                 self.reasoning.append(parsed)
                 query = str(parsed.action_input.get("query") or next(iter(parsed.action_input.values()), ""))

@@ -86,6 +86,7 @@ class ReaderResult(BaseModel):
     program: str | None = None
     value: str | None = None
     refused: str | None = None  # why the documents were judged not to answer
+    skill: str = "cascade"  # which mechanism answered
 
 
 class ReaderInput(BaseModel):

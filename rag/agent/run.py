@@ -17,6 +17,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
+from rag.agent.compute import ComputeError, run_program
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
 from rag.agent.outline import counting_program, outline
 from rag.agent.prompts import NOT_IN_DOCUMENTS
@@ -29,6 +30,8 @@ from rag.control import QueueTimeOff, RunControl, controlled
 from rag.ingest.tables import row_text
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
+from rag.reader import PageRef, Question, Solution
+from rag.reader.question import LAST_PAGE
 from rag.records import SearchResult
 from rag.trace import TraceWriter, redact
 
@@ -59,6 +62,7 @@ class AgentAnswer(BaseModel):
     first_hop_s: float | None = None
     total_s: float = 0.0
     stop_reason: str | None = None
+    skill: str = ""
     trace: str = ""
     missing: bool = False
     not_found: bool = False
@@ -124,7 +128,8 @@ async def stream_answer(
     history = (await memory.aget()) if memory is not None else []
     agent = DocAgent(for_run(llm, control), state,
                      search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
-                     lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history)
+                     lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history,
+                     source=PageSource(workspace.store, doc_ids))
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
@@ -153,6 +158,51 @@ async def stream_answer(
         await memory.aput_messages([ChatMessage(role=MessageRole.USER, content=question),
                                     ChatMessage(role=MessageRole.ASSISTANT, content=result.answer)])
     yield recorder.record(answer_event(state, result))
+
+
+class PageSource:
+    """The pages of the searched documents as the page reader sees them: named ones, their text, and
+    the counts their outline answers."""
+
+    def __init__(self, store, doc_ids: list[str] | None) -> None:
+        self.store = store
+        self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
+        self._read: dict[str, dict[int, str]] = {}
+
+    def named(self, question: Question) -> list[PageRef]:
+        return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
+                for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]
+
+    def pages_numbered(self, page: int, hits) -> list[PageRef]:
+        """Page `page` of the document a hit found it in, else of each searched document that has it."""
+        found = [PageRef(doc_id=h.fragment.doc_id, file=h.fragment.file, page=page, score=1.0) for h in hits
+                 if h.fragment.page == page][:1]
+        return found or [PageRef(doc_id=d.doc_id, file=d.file, page=page, score=1.0) for d in self.docs
+                         if 1 <= page <= d.pages]
+
+    def _texts(self, doc_id: str) -> dict[int, str]:
+        if doc_id not in self._read:
+            doc = next(d for d in self.docs if d.doc_id == doc_id)
+            self._read[doc_id] = self.store.page_texts(doc_id, list(range(1, doc.pages + 1)))
+        return self._read[doc_id]
+
+    def text(self, page: PageRef) -> str:
+        return self._texts(page.doc_id).get(page.page, "")
+
+    def outline_count(self, question: Question) -> Solution | None:
+        """How many pages, figures, tables or appendices, counted by code in the one document's outline."""
+        if not question.structural or len(self.docs) != 1:
+            return None
+        doc = self.docs[0]
+        program = counting_program(question.text, outline(self.store, doc.doc_id))
+        try:
+            value = run_program(program) if program else None
+        except ComputeError:
+            return None
+        if value is None:
+            return None
+        return Solution(skill="outline", asked="number", value=str(value), program=program, by="code",
+                        pages=[PageRef(doc_id=doc.doc_id, file=doc.file, page=1)])
 
 
 def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
@@ -229,7 +279,7 @@ def answer_event(state: RunState, result: ReaderResult) -> AnswerEvent:
                   "evidence": c.id, "text": c.text} for c in result.cited]
     return AnswerEvent(hop=state.hops, answer=result.answer, short_answer=result.short, answer_type=result.answer_type,
                        citations=citations, picked=result.picked, program=result.program,
-                       missing=MISSING in result.answer, stop_reason=state.stop_reason)
+                       missing=MISSING in result.answer, stop_reason=state.stop_reason, skill=result.skill)
 
 
 def error_text(exc: BaseException) -> str:
@@ -292,7 +342,7 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
         hops=hops, tokens={"prompt": sum(c.prompt_tokens for c in llm_calls),
                            "completion": sum(c.completion_tokens for c in llm_calls)},
         first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
-        total_s=round(answer.t_start - start.t_start, 3), stop_reason=answer.stop_reason,
+        total_s=round(answer.t_start - start.t_start, 3), stop_reason=answer.stop_reason, skill=answer.skill,
         trace=str(trace_dir / f"{start.run_id}.jsonl"), missing=answer.missing,
         not_found=answer.short_answer == NOT_ANSWERABLE or NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
     )

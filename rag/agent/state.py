@@ -9,6 +9,7 @@ from itertools import zip_longest
 
 from rag.agent.events import LLMCall
 from rag.agent.question import QuestionInfo, analyse
+from rag.reader.question import Question, understand
 from rag.records import Hit
 from rag.settings import AgentSettings, ReaderSettings
 
@@ -38,9 +39,11 @@ class RunState:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     info: QuestionInfo = field(init=False)
+    question_record: Question = field(init=False)
 
     def __post_init__(self) -> None:
         self.info = analyse(self.question)
+        self.question_record = understand(self.question)
 
     def remember(self, hits: list[Hit]) -> list[str]:
         """Record a hop's hits; return the ids not seen in earlier hops."""

@@ -28,6 +28,7 @@ TOOL_MODALITY: dict[str, str] = {
     "DocumentOutline": "outline",
 }
 
+READ_PAGE = "ReadPage"
 Search = Callable[[str, str], SearchResult]
 
 
@@ -61,9 +62,15 @@ class SearchTools:
         sections, appendices, tables or figures; what is on a page; the title of a part."""
         return await self.hop(query, "outline", "DocumentOutline")
 
+    async def read_page(self, page: int) -> str:
+        """Read one whole page by its number (its text, table rows and chart values): for a page the
+        question names or a search found, when the fragments alone do not answer."""
+        return f"page {page}"  # the workflow's read step does the reading (rag/agent/react.py)
+
     def tools(self) -> list[FunctionTool]:
         methods = {"TextSearch": self.text_search, "TableSearch": self.table_search,
-                   "ImageCaptionSearch": self.image_caption_search, "DocumentOutline": self.document_outline}
+                   "ImageCaptionSearch": self.image_caption_search, "DocumentOutline": self.document_outline,
+                   READ_PAGE: self.read_page}
         return [FunctionTool.from_defaults(async_fn=fn, name=name, description=" ".join(inspect.getdoc(fn).split()))
                 for name, fn in methods.items()]
 

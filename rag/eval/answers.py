@@ -106,7 +106,7 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
     gold = set(q.evidence_pages_1based)
     context = [f for h in result.hops for f in h.fragments]
     row = {
-        "n": n, "question": q.question, "doc": q.doc_id, "gold": q.answer, "format": q.answer_format,
+        "n": n, "question": q.question, "doc": q.doc_id, "kind": q.doc_type, "gold": q.answer, "format": q.answer_format,
         "sources": [SOURCE_NAMES.get(s, s.lower()) for s in q.evidence_sources], "pages": sorted(gold),
         "unanswerable": q.unanswerable, "answer": result.answer, "short_answer": short,
         "retrieval_hit": _retrieval_hit(ws, q, doc_id, mode),
@@ -116,6 +116,7 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
         "answer_type": result.answer_type, "picked": result.picked, "program": result.program,
+        "skill": result.skill,
     }
     return _score(row)
 
@@ -197,6 +198,26 @@ def accuracy(rows: list[dict], key: str) -> dict:
     }
 
 
+def by_kind(rows: list[dict], key: str) -> dict:
+    """Per document kind: answerable, unanswerable and overall score, and the latency."""
+    kinds = defaultdict(list)
+    for r in rows:
+        kinds[r.get("kind") or "unknown"].append(r)
+    return {kind: {"questions": len(group), "answerable": _rate([r.get(key) for r in group if not r["unanswerable"]]),
+                   "unanswerable": _rate([r.get(key) for r in group if r["unanswerable"]]),
+                   "overall": _rate([r.get(key) for r in group]),
+                   "p50_s": _percentiles([r["seconds"] for r in group])["p50"]}
+            for kind, group in sorted(kinds.items())}
+
+
+def skills(rows: list[dict], key: str) -> dict:
+    """Which skill answered how many questions, and how many of them right."""
+    used = defaultdict(list)
+    for r in rows:
+        used[r.get("skill") or "unknown"].append(r.get(key) or 0)
+    return {skill: {"answered": len(scores), "right": round(sum(scores), 1)} for skill, scores in sorted(used.items())}
+
+
 def _percentiles(values: list[float]) -> dict:
     if not values:
         return {"mean": None, "sd": None, "p50": None, "p95": None}
@@ -228,6 +249,8 @@ def summarize(rows: list[dict]) -> dict:
         "hops_mean": round(statistics.mean(r["hops"] for r in rows), 2) if rows else None,
         "tokens_mean": {k: round(statistics.mean(r["tokens"].get(k, 0) for r in rows)) if rows else None
                         for k in ("prompt", "completion")},
+        "by_kind": by_kind(rows, "score_mmlongbench"),
+        "skills": skills(rows, "score_mmlongbench"),
         "errors": sum(bool(r["error"]) for r in rows),
         "failures": dict(sorted(failures.items())),
     }

@@ -38,9 +38,9 @@ def stream_mode(
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     search = None
     if mode == "text-only":
-        search = lambda q, m: SearchResult(query=q, route=["plain text"], hits=plain_index(ws).search(q, doc_ids))  # noqa: E731
+        search = lambda q, m: SearchResult(query=q, route=["plain text"], hits=plain_index(ws).search(q, doc_ids))
     elif mode == "oracle":
-        search = lambda q, m: SearchResult(query=q, route=["gold pages"], hits=oracle_hits(ws, doc_ids, gold_pages or []))  # noqa: E731
+        search = lambda q, m: SearchResult(query=q, route=["gold pages"], hits=oracle_hits(ws, doc_ids, gold_pages or []))
     return stream_answer(ws, llm, question, doc_ids=doc_ids, trace_dir=trace_dir, model_name=model_name, mode=mode,
                          search=search)
 

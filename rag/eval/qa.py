@@ -28,6 +28,7 @@ class Question(BaseModel):
     evidence_pages_1based: list[int] = Field(default_factory=list)
     evidence_sources: list[str] = Field(default_factory=list)
     unanswerable: bool = False
+    doc_type: str = ""
 
     @property
     def modalities(self) -> list[Modality]:

@@ -56,6 +56,17 @@ def summary_table(summaries: list[dict], scoring: str = "strict") -> str:
     return "\n".join(lines)
 
 
+def kinds_table(summary: dict) -> str:
+    """Per document kind (MMLongBench scoring), then which skill answered how many questions and how many right."""
+    lines = ["| kind | n | answerable | unanswerable | overall | p50 s |", "|---|---|---|---|---|---|"]
+    for kind, k in summary.get("by_kind", {}).items():
+        lines.append(f"| {kind} | {k['questions']} | {_pct(k['answerable'])} | {_pct(k['unanswerable'])} | "
+                     f"{_pct(k['overall'])} | {k['p50_s']} |")
+    lines += ["", "| skill | answered | right |", "|---|---|---|"]
+    lines += [f"| {name} | {k['answered']} | {k['right']} |" for name, k in summary.get("skills", {}).items()]
+    return "\n".join(lines)
+
+
 def questions_table(rows: list[dict], base: Path | None = None) -> str:
     lines = ["| # | question | gold | short answer | ok | MMLB | failure | s | trace |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -116,7 +127,8 @@ def latency_figure(rows: list[dict]) -> go.Figure:
 
 def write_reports(out_dir: Path, summary: dict, rows: list[dict]) -> None:
     md = [f"# Evaluation: {label(summary)}", "", f"Model: {summary.get('model')}; questions: {summary.get('qa')}", "",
-          summary_table([summary]), "", "## Failures", "", failures_table([summary]), "", "## Questions", "",
+          summary_table([summary]), "", "## By document kind", "", kinds_table(summary), "",
+          "## Failures", "", failures_table([summary]), "", "## Questions", "",
           questions_table(rows, out_dir)]
     (out_dir / "report.md").write_text("\n".join(md) + "\n")
     _write_html(out_dir / "report.html", f"Evaluation: {label(summary)}", [accuracy_figure([summary]), latency_figure(rows)],

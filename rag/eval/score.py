@@ -2,7 +2,7 @@
 
 Rules:
 - Int: one of the prediction's first two numbers equals the gold integer ("1,234" → 1234; "12%" → 12).
-- Float: numbers match within 1% relative tolerance (or 0.01 absolute); a percentage and its
+- Float: numbers match within 1% relative tolerance (no absolute one: 0.011 is not 0.109); a percentage and its
   fraction count as equal ("12.5%" ~ 0.125), since gold answers mix the two.
 - Str: normalised match — lowercase, punctuation, articles and extra spaces removed — either
   equal up to small spelling differences (edit distance ≤ 10% of the length, so "Latino" ~
@@ -30,11 +30,11 @@ NOT_ANSWERABLE = re.compile(
     r"not (in|found in|contained in|mentioned in|stated in|answerable)|not in the documents|"
     r"no (information|answer|mention)|cannot be (found|answered|determined)|does not (say|mention|contain)|"
     r"unanswerable|<missing>",
-    re.I,
+    re.IGNORECASE,
 )
 _NUMBER = re.compile(r"-?\d[\d,]*\.?\d*|-?\.\d+")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_CITATION = re.compile(r"\[p\.?\s*\d+\]", re.I)
+_CITATION = re.compile(r"\[p\.?\s*\d+\]", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -55,7 +55,7 @@ def numbers(text: str) -> list[float]:
 
 
 def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=0.01, abs_tol=0.01)
+    return math.isclose(a, b, rel_tol=0.01, abs_tol=1e-9)
 
 
 def match_float(pred: str, gold) -> bool:

@@ -29,7 +29,7 @@ from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
-__all__ = ["IngestError", "doc_id_for", "parse_pdf"]
+__all__ = ["IngestError", "doc_id_for", "parse_pdf", "stop_workers"]
 
 _CHART_DPI_SCALE = 1.5  # chart labels are small print
 _CHART_MAX_PIXELS = 1600  # longest side of a chart rendered for OCR
@@ -121,6 +121,13 @@ def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestS
 _CHUNK_PAGES = 4  # small enough for a progress bar that moves, large enough to keep workers busy
 # spawn, not fork: the parent runs threads (onnxruntime, llama.cpp, Streamlit) that fork would copy mid-state
 _POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def stop_workers() -> None:
+    """End the parsing processes (the next document starts them again): only ended children count
+    in getrusage(RUSAGE_CHILDREN)."""
+    while _POOLS:
+        _POOLS.popitem()[1].shutdown()
 
 
 def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:

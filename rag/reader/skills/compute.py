@@ -1,0 +1,66 @@
+"""Arithmetic, where the question asks for it: the model names the page's numbers and writes an
+expression over them; code checks every number stands on the page and computes the result."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from rag.agent import prompts
+from rag.agent.compute import ComputeError, run_program
+from rag.reader.answer import Solution
+from rag.reader.pages import PageRef
+from rag.reader.question import Question
+from rag.reader.skills import Call, Read
+from rag.reader.skills.read_page import page_messages
+from rag.reader.text import numbers, plain_number
+from rag.reader.verify import values_on_page
+
+
+class Value(BaseModel):
+    name: str = Field(json_schema_extra={"maxLength": 20})
+    number: str = Field(json_schema_extra={"maxLength": 30})
+
+
+class Computed(BaseModel):
+    found: bool
+    values: list[Value] = Field(json_schema_extra={"maxItems": 6})
+    expression: str = Field(json_schema_extra={"maxLength": 120})
+
+
+class Compute:
+    name = "compute"
+
+    def applies(self, question: Question) -> bool:
+        return question.arithmetic
+
+    async def solve(self, question: Question, page: PageRef, text: str, call: Call) -> Read:
+        reply = await call("compute on page", page_messages(prompts.COMPUTE_SYSTEM, question, page, text),
+                           Computed, 200)
+        if reply.value is None:
+            return Read(said=reply.text[:300], reason=f"the reply did not parse ({reply.error})")
+        got: Computed = reply.value
+        said = got.model_dump_json()
+        if not got.found or not got.values:
+            return Read(said=said, reason="the page does not hold the numbers")
+        names = {}
+        for v in got.values:
+            found = numbers(v.number)
+            if not found or not values_on_page(v.number, text):
+                return Read(said=said, reason=f"{v.number!r} is not on the page")
+            names[v.name.strip()] = found[0]
+        program = "\n".join(f"{k} = {plain_number(v)}" for k, v in names.items()) + f"\nans = {got.expression}"
+        try:
+            result = run_program(program)
+        except (ComputeError, ArithmeticError, SyntaxError, TypeError, ValueError) as exc:
+            return Read(said=said, reason=f"the expression failed: {exc}")
+        if not isinstance(result, (int, float)):
+            return Read(said=said, reason="the expression gave no number")
+        value = rounded(float(result), question.decimals)
+        return Read(said=said, solution=Solution(skill=self.name, asked="number", value=value, program=program,
+                                                 pages=[page], by="code"))
+
+
+def rounded(value: float, decimals: int | None) -> str:
+    if decimals is not None:
+        return f"{value:.{decimals}f}"
+    return plain_number(round(value, 2)) if abs(value - round(value)) > 1e-9 else str(round(value))

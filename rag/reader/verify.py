@@ -1,0 +1,44 @@
+"""Code checks what the model read: an answer stands on the page it came from, or it is not an answer."""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz
+
+from rag.reader.text import content_words, numbers
+
+LINE_MATCH = 80  # rapidfuzz partial ratio: the quoted line is on the page, up to OCR and spacing slips
+WORDS_ON_PAGE = 0.5  # share of an answer's content words the page must hold
+
+
+def on_page(line: str, page: str) -> bool:
+    return bool(line.strip()) and fuzz.partial_ratio(" ".join(line.lower().split()),
+                                                     " ".join(page.lower().split())) >= LINE_MATCH
+
+
+def values_on_page(answer: str, page: str) -> bool:
+    """Every number of the answer is written on the page (as a value or as its percentage)."""
+    held = set(numbers(page))
+    return all(n in held or round(n * 100, 6) in held or round(n / 100, 6) in held for n in numbers(answer))
+
+
+def words_on_page(answer: str, page: str) -> bool:
+    words = content_words(answer)
+    if not words:
+        return True
+    held = set(content_words(page))
+    return sum(w in held for w in words) >= WORDS_ON_PAGE * len(words)
+
+
+def why_not(answer: str, line: str, page: str, asked: str) -> str | None:
+    """Why an answer does not stand on its page, or None when it does."""
+    if not answer.strip():
+        return "the answer is empty"
+    if asked == "yes_no":
+        return None if on_page(line, page) else "the line that decides it is not on the page"
+    if not values_on_page(answer, page):
+        return "its numbers are not on the page"
+    if asked != "number" and not numbers(answer) and not words_on_page(answer, page) and not on_page(answer, page):
+        return "its words are not on the page"  # an answer with numbers is checked by its numbers
+    if asked == "number" and not numbers(answer):
+        return "it holds no number"
+    return None

@@ -1,0 +1,127 @@
+"""The page reader's control flow in the agent, on a real store, driven by a scripted LLM (scripted_llm.py).
+
+These tests check which step runs when: which pages are read in which order, what happens when a page
+does not hold the answer or the reply does not parse, when the agent searches again, and that code
+checks what the model says against the page. Never answer quality: the real model is in
+tests/test_reader_real.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripted_llm import ScriptedLLM, action
+
+from rag.agent.events import AnswerEvent, Computation, HopEnd, LLMCall, PageRead, Stop
+from rag.agent.run import ask
+
+QUESTION = "How do Latinos see economic upward mobility for their children?"
+
+
+def page(found: bool, answer="", line=""):
+    return json.dumps({"found": found, "line": line, "answer": answer})
+
+
+def copy_from_page(words: int = 4):
+    """A reply that finds the answer: the first words of the page's longest line, copied."""
+    def reply(prompt: str) -> str:
+        text = prompt.split("<page>")[1].split("</page>")[0]
+        line = max(text.splitlines(), key=len).strip()
+        return page(True, " ".join(line.split()[:words]), line)
+    return reply
+
+
+@pytest.fixture
+def run(pew_workspace, tmp_path):
+    original, reader = pew_workspace.settings.agent, pew_workspace.settings.reader
+
+    def go(replies, question=QUESTION, reader_settings=None, **agent):
+        pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
+        pew_workspace.settings.reader = reader.model_copy(update={"engine": "pages", **(reader_settings or {})})
+        llm = ScriptedLLM(replies=list(replies))
+        events = []
+        result = ask(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append)
+        return result, events, llm
+
+    yield go
+    pew_workspace.settings.agent, pew_workspace.settings.reader = original, reader
+
+
+def reads(events) -> list[PageRead]:
+    return [e for e in events if isinstance(e, PageRead)]
+
+
+def test_the_best_page_is_read_first_and_the_answer_cites_it(run):
+    result, events, llm = run([copy_from_page()])
+    [read] = reads(events)
+    first_page = next(e for e in events if isinstance(e, HopEnd)).hits[0].fragment.page
+    assert read.found and read.page == first_page and read.skill == "read_page"
+    assert result.answer.endswith(f"[p. {first_page}]") and result.citations[0]["page"] == first_page
+    assert result.citations[0]["bbox"], "the cited page is boxed where the answer's line stands"
+    assert result.skill == "read_page" and [c.purpose for c in events if isinstance(c, LLMCall)] == ["read page"]
+    assert "<page>" in llm.prompts[0] and QUESTION in llm.prompts[0]
+
+
+def test_a_page_without_the_answer_leads_to_the_next_page(run):
+    result, events, _ = run([page(False), "not json at all", copy_from_page()], max_hops=1)
+    first, second, third = reads(events)
+    assert (first.found, second.found, third.found) == (False, False, True)
+    assert len({first.page, second.page, third.page}) == 3
+    assert "did not parse" in second.reason and result.citations[0]["page"] == third.page
+
+
+def test_an_answer_not_on_the_page_is_not_an_answer(run):
+    invented = page(True, "Latinos expect a quarterly dividend of 4.7 billion", "no such line")
+    result, events, _ = run([invented] * 3, max_hops=1)
+    assert all(not r.found for r in reads(events)) and len(reads(events)) == 3, "reader.max_pages"
+    assert result.short_answer == "Not answerable" and result.answer.startswith("Not in the documents")
+    assert result.skill == "none"
+
+
+def test_after_two_pages_without_answer_the_agent_searches_again(run):
+    replies = [page(False), page(False), action("TableSearch", "Latino children financial future"),
+               copy_from_page()]
+    result, events, llm = run(replies, max_hops=2, reader_settings={"pages_per_search": 2})
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.count("HopStart") == 2 and kinds.index("PageRead") < len(kinds) - kinds[::-1].index("HopStart")
+    assert "none of them holds the answer" in llm.prompts[2]
+    assert [s.reason for s in events if isinstance(s, Stop)][-1] == "hop_cap" and result.skill == "read_page"
+
+
+def test_arithmetic_is_computed_by_code_from_numbers_on_the_page(run):
+    def values(prompt: str) -> str:
+        text = prompt.split("<page>")[1].split("</page>")[0]
+        import re
+        a, b = re.findall(r"\b\d{2}\b", text)[:2]
+        return json.dumps({"found": True, "values": [{"name": "a", "number": a}, {"name": "b", "number": b}],
+                           "expression": "a - b"})
+
+    result, events, _ = run([values], question="What is the difference between the two shares of Latinos?")
+    [computed] = [e for e in events if isinstance(e, Computation)]
+    a, b = (int(line.split(" = ")[1]) for line in computed.program.splitlines()[:2])
+    assert result.short_answer == str(a - b) and result.skill == "compute" and result.program
+    assert isinstance(events[-1], AnswerEvent) and events[-1].skill == "compute"
+
+
+def test_a_number_invented_for_the_computation_is_refused(run):
+    invented = json.dumps({"found": True, "values": [{"name": "a", "number": "98765"}], "expression": "a"})
+    result, events, _ = run([invented] * 3, question="What is the difference between the two shares?", max_hops=1)
+    assert "98765" in reads(events)[0].reason and result.short_answer == "Not answerable"
+
+
+def test_a_named_page_is_read_first(run):
+    result, events, _ = run([copy_from_page()], question="What does page 3 say about Latinos' finances?")
+    assert reads(events)[0].page == 3 and result.citations[0]["page"] == 3
+
+
+def test_the_react_step_may_ask_for_a_page(run):
+    read_seven = 'Thought: Page 7 may hold it.\nAction: ReadPage\nAction Input: {"page": 7}'
+    result, events, llm = run([read_seven, copy_from_page()], sufficiency_check="react")
+    assert "ReadPage" in llm.prompts[0] and reads(events)[0].page == 7 and result.citations[0]["page"] == 7
+
+
+def test_what_a_picture_shows_is_not_guessed(run):
+    result, events, llm = run([], question="How many people appear in the pictures on pages 3 and 4?")
+    assert result.short_answer == "Not answerable" and "pictures cannot be read" in result.answer
+    assert not reads(events) and not llm.prompts
