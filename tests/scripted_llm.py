@@ -76,15 +76,18 @@ def read(answer: str | None = None, ident: str = "E1"):
     return lambda prompt: json.dumps({"id": ident, "answer": " ".join(evidence_line(prompt, ident).split()[:3])})
 
 
-def answered() -> list:
-    """A whole scripted reading by the page reader: the first page read holds the answer."""
-    return [found_on_page()]
-
-
-def answered_by_lines(ident: str = "E1") -> list:
-    """A whole scripted reading by the evidence-line reader (reader.engine=cascade): pick a line, answer
-    with its first words."""
+def answered(ident: str = "E1") -> list:
+    """A whole scripted reading: pick a line, answer with its first words."""
     return [pick(ident), read(ident=ident)]
+
+
+def evidence_line(prompt: str, ident: str) -> str:
+    """The text of evidence line `ident` as the prompt shows it."""
+    return re.search(rf"^\[{ident}\] [^:]*: (.*)$", prompt, re.M).group(1)
+
+
+def done() -> str:
+    return "Thought: The evidence covers the question.\nAnswer: done"
 
 
 def found_on_page(words: int = 3):
@@ -94,16 +97,3 @@ def found_on_page(words: int = 3):
         line = max(text.splitlines(), key=len).strip()
         return json.dumps({"found": True, "answer": " ".join(line.split()[:words])})
     return reply
-
-
-def not_on_page() -> str:
-    return json.dumps({"found": False, "answer": ""})
-
-
-def evidence_line(prompt: str, ident: str) -> str:
-    """The text of evidence line `ident` as the prompt shows it."""
-    return re.search(rf"^\[{ident}\] [^:]*: (.*)$", prompt, re.MULTILINE).group(1)
-
-
-def done() -> str:
-    return "Thought: The evidence covers the question.\nAnswer: done"

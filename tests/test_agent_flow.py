@@ -2,8 +2,6 @@
 
 These tests check which step runs when — hops, stop rules, the ReAct step, the reader's pick, read,
 verification and refusal — never answer quality: that is tests/test_reader_real.py, with the real model.
-They drive the evidence-line reader (reader.engine=cascade); tests/test_agent_pages.py drives the page
-reader, the default.
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ def run(pew_workspace, tmp_path):
     def go(replies, question=QUESTION, memory=None, llm=None, control=None, reader_settings=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
-        pew_workspace.settings.reader = reader.model_copy(update={"engine": "cascade", **(reader_settings or {})})
+        pew_workspace.settings.reader = reader.model_copy(update=reader_settings or {})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",

@@ -54,9 +54,6 @@ def store(tmp_path_factory, embed_model) -> Workspace:
     ws = Workspace(local_settings(tmp_path_factory.mktemp("faults")), embed_model=embed_model)
     assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").status == "ingested"
     ws.settings.agent.low_score = 0.0  # no paraphrase calls: each test counts the model's requests
-    # The faults are the server's, whichever reader asks: the scripted replies here are the evidence-line
-    # reader's (a pick, then an answer), whose two calls per question these request counts assume.
-    ws.settings.reader.engine = "cascade"
     return ws
 
 

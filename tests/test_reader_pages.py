@@ -113,6 +113,7 @@ def test_a_value_keeps_the_unit_its_page_gives():
     statement = page_text(COSTCO, 37)
     assert "(amounts in millions" in statement and with_unit("195,929", statement) == "195,929 million"
     assert with_unit("9,912", "($ in millions)\nGross profit | 2023: 9,912 | 2022: 11,640") == "$9,912 million"
+    assert with_unit("9,912", "($ and shares in millions, except per share amounts)\nGross profit 9,912") == "$9,912 million"
 
 
 def test_the_answer_a_person_reads_and_the_short_one_scored():

@@ -73,9 +73,7 @@ class LocalLlamaCpp(CustomLLM):
         super().__init__(**kwargs)
         from llama_cpp import Llama
 
-        # flash attention: the prompt (a whole page) is read ~30% faster on these CPUs
-        self._llm = Llama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads, flash_attn=True,
-                          verbose=False)
+        self._llm = Llama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads, verbose=False)
         self._llm.eval = self._stoppable(self._llm.eval)
 
     @property

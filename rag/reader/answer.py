@@ -39,7 +39,7 @@ class Solution(BaseModel):
         """The benchmark's extracted answer: a bare number, a list, Yes/No, or the answer's words."""
         if self.asked == "list":
             return json.dumps(self.items, ensure_ascii=False)
-        if self.asked == "number" and (found := numbers(self.value)):
+        if self.asked == "number" and len(found := numbers(self.value)) == 1:  # a date or a range stays whole
             return plain_number(found[0])
         return self.value.strip()
 

@@ -58,8 +58,8 @@ def unit_after(line: str, value: str) -> str:
     return match.group(1) if match else ""
 
 
-_SCALE = re.compile(r"(\$|dollars)?\s*\b(?:amounts\s+)?in\s+(thousands|millions|billions)\b(\s+of\s+(?:u\.s\.\s+)?dollars)?",
-                    re.IGNORECASE)
+_SCALE = re.compile(r"(?:(\$|dollars?)[\w ,]{0,20}?\s)?\b(?:amounts\s+)?in\s+(thousands|millions|billions)\b"
+                    r"(\s+of\s+(?:u\.s\.\s+)?dollars)?", re.I)
 
 
 def page_scale(text: str) -> tuple[str, str]:

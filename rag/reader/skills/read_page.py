@@ -73,12 +73,14 @@ def with_unit(value: str, page: str) -> str:
     """A bare number gets the unit the page writes after it ("4.2" in "4.2 MW" → "4.2 MW"), or else the
     scale the page states for its figures ("9,912" under "$ in millions" → "$9,912 million")."""
     match = NUMBER.search(value)
-    if not match or value[match.end():].strip():
+    if not match:
         return value
+    currency, scale = page_scale(page)
+    if (rest := value[match.end():].strip()):  # the model gave a unit: only the page's currency may be missing
+        return f"{currency}{value}" if currency and scale and rest.startswith(scale) and "$" not in value else value
     number = match.group().strip()
     if unit := unit_after(page, number):
         return f"{value}{unit}" if unit == "%" else f"{value} {unit}"
-    currency, scale = page_scale(page)
     if scale and "$" not in value:
         return f"{currency}{value} {scale}"
     return f"{value} {scale}".strip()
