@@ -48,7 +48,7 @@ def events_from_trace(spans: list[dict]) -> list[HopEvent]:
             for s in spans if s.get("event", {}).get("kind") in EVENT_TYPES]
 
 
-READER_KINDS = {"evidence", "compute", "verify", "refuse"}
+READER_KINDS = {"evidence", "compute", "verify", "refuse", "read"}
 
 
 def is_reader_step(event) -> bool:
