@@ -129,7 +129,7 @@ async def stream_answer(
     agent = DocAgent(for_run(llm, control), state,
                      search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
                      lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history,
-                     source=PageSource(workspace.store, doc_ids))
+                     source=PageSource(workspace.store, doc_ids) if state.reader.engine == "pages" else None)
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
