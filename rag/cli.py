@@ -319,7 +319,8 @@ def cmd_eval(args, settings: Settings) -> int:
 
 
 def cmd_charts(args, settings: Settings) -> int:
-    from rag.ingest.charts import chart_json, pdf_charts
+    from rag.ingest import pdf_charts
+    from rag.ingest.charts import chart_json
 
     data = _read(args.file)
     if data is None:

@@ -31,7 +31,7 @@ class IngestSettings(BaseModel):
     # False gives caption-only fragments, the paper's design.
     chart_text: bool = True
     # Charts as data: each figure's data labels paired with category and series by geometry, kept as a
-    # table (rag/ingest/charts.py).
+    # table (rag/ingest/charts/).
     charts: bool = True
     # Processes that parse pages side by side (documents of 8 pages or more): one per core.
     workers: int = 2

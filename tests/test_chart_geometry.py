@@ -8,7 +8,8 @@ import pymupdf
 import pytest
 from conftest import local_settings
 
-from rag.ingest.charts import long_rows, pdf_charts
+from rag.ingest import pdf_charts
+from rag.ingest.charts import long_rows
 
 RED, BLUE, GREEN, GREY = (0.8, 0.2, 0.2), (0.2, 0.3, 0.7), (0.2, 0.6, 0.3), (0.5, 0.5, 0.5)
 

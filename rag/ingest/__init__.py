@@ -29,7 +29,7 @@ from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
-__all__ = ["IngestError", "doc_id_for", "parse_pdf", "stop_workers"]
+__all__ = ["IngestError", "doc_id_for", "parse_pdf", "pdf_charts", "stop_workers"]
 
 _CHART_DPI_SCALE = 1.5  # chart labels are small print
 _CHART_MAX_PIXELS = 1600  # longest side of a chart rendered for OCR
@@ -42,13 +42,18 @@ def parse_pdf(
     progress: Progress | None = None,
     password: str | None = None,
     on_part: Callable[[ParsedDocument, int], None] | None = None,
+    only: list[int] | None = None,
 ) -> ParsedDocument:
     """`on_part(part, pages)` hears each group of pages parsed in worker processes as it arrives,
-    while the workers go on: the caller can embed them meanwhile."""
+    while the workers go on: the caller can embed them meanwhile. `only` parses just those pages
+    (1-based), with the ids and readings the whole document would give them."""
     checks: list[str] = []
     with open_pdf(data, settings.max_file_mb, password) as doc:
         pages = doc.page_count
         to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
+    if only:
+        only = [p for p in only if 1 <= p <= pages]
+        return _parse_pages(data, password, file, settings, [p for p in to_read if p in only], only)
     parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=pages, fragments=[], warnings=checks)
     job = (data, password, file, settings, to_read)
     try:
@@ -60,6 +65,13 @@ def parse_pdf(
         parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[], warnings=checks)
     parsed.add(_parse_pages(*job, list(range(1, pages + 1)), progress))
     return _finish(parsed, to_read, progress)
+
+
+def pdf_charts(data: bytes, file: str, settings: IngestSettings, pages: list[int] | None = None,
+               password: str | None = None) -> list[Table]:
+    """The chart tables ingestion makes of a PDF, or of some of its pages (same ids, same reading)."""
+    parsed = parse_pdf(data, file, settings, password=password, only=pages)
+    return [t for t in parsed.tables if t.chart is not None]
 
 
 def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | None) -> ParsedDocument:
@@ -244,7 +256,7 @@ def _read_with_ocr(page: pymupdf.Page, dpi: int) -> list:
 
 def _page_charts(page: pymupdf.Page, figures: list[Fragment], start: int, settings: IngestSettings,
                  read_image, seconds: dict[str, float], warn: Warn) -> tuple[list[Fragment], list[Table]]:
-    """Charts as data (rag/ingest/charts.py): each figure's values paired by geometry, kept as a Table."""
+    """Charts as data (rag/ingest/charts/): each figure's values paired by geometry, kept as a Table."""
     if not settings.charts:
         return [], []
     with timed(seconds, "charts"):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from rag.ingest.chart_marks import white_fill
+from rag.ingest.charts.marks import white_fill
 from rag.records import BBox, Fragment, fragment_id
 
 _LABEL = re.compile(r"^(fig(ure)?\.?|chart|exhibit)\s*\d+", re.IGNORECASE)

@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from rag.ingest.chart_marks import Curve, Label, Point, same_colour
+from rag.ingest.charts.marks import Curve, Label, Point, same_colour
 from rag.records import BBox
 
 _VALUE = re.compile(r"^[+\-–−]?[$€£]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?$")

@@ -13,8 +13,8 @@ import itertools
 import math
 import statistics
 
-from rag.ingest.chart_bars import pair_bars
-from rag.ingest.chart_geometry import (
+from rag.ingest.charts.bars import pair_bars
+from rag.ingest.charts.geometry import (
     CLEAR,
     Pair,
     Reading,
@@ -28,8 +28,8 @@ from rag.ingest.chart_geometry import (
     tick_rows,
     union,
 )
-from rag.ingest.chart_lines import pair_curves
-from rag.ingest.chart_marks import Bar, Curve, Label, Marks, same_colour
+from rag.ingest.charts.lines import pair_curves
+from rag.ingest.charts.marks import Bar, Curve, Label, Marks, same_colour
 
 
 def pair_chart(labels: list[Label], marks: Marks) -> Reading:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from rag.ingest.chart_geometry import (
+from rag.ingest.charts.geometry import (
     NEAR,
     Pair,
     Reading,
@@ -21,7 +21,7 @@ from rag.ingest.chart_geometry import (
     text_blocks,
     union,
 )
-from rag.ingest.chart_marks import Bar, Label, Marks
+from rag.ingest.charts.marks import Bar, Label, Marks
 from rag.records import BBox
 
 

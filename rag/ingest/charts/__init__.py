@@ -15,13 +15,12 @@ from itertools import pairwise
 
 import pymupdf
 
-from rag.ingest.chart_marks import Label, Marks, span_labels, vector_marks
-from rag.ingest.chart_pairing import pair_chart
-from rag.ingest.chart_pixels import ReadImage, inside_figure, read_pixels
+from rag.ingest.charts.marks import Label, Marks, span_labels, vector_marks
+from rag.ingest.charts.pairing import pair_chart
+from rag.ingest.charts.pixels import ReadImage, inside_figure, read_pixels
 from rag.ingest.figures import FIGURE_TEXT_CHARS, SCARCE_TEXT, Line, detect_figures, figure_text
 from rag.ingest.pdf import Warn
 from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
-from rag.settings import IngestSettings
 
 # How far around the drawing (left, top, right, bottom) its row labels, legend and ticks may be.
 _MARGIN = (200.0, 40.0, 60.0, 30.0)
@@ -154,26 +153,6 @@ def scan_figures(
 def keep_charted(figures: list[Fragment]) -> list[Fragment]:
     """A page picture stays a figure only if it was read as a chart: a scanned page of text is not a figure."""
     return [f for f in figures if not f.extra.get("scan") or "chart_table_id" in f.extra]
-
-
-def pdf_charts(
-    data: bytes,
-    file: str,
-    settings: IngestSettings,
-    pages: list[int] | None = None,
-    password: str | None = None,
-) -> list[Table]:
-    """The chart tables ingestion makes of a PDF, or of some of its pages (same ids, same reading)."""
-    from rag.ingest import _pages_to_ocr, _parse_pages, open_pdf, parse_pdf
-
-    if not pages:
-        parsed = parse_pdf(data, file, settings, password=password)
-    else:
-        with open_pdf(data, settings.max_file_mb, password) as doc:
-            pages = [p for p in pages if 1 <= p <= doc.page_count]
-            to_read = [p for p in _pages_to_ocr(doc) if p in pages] if settings.ocr == "auto" else []
-        parsed = _parse_pages(data, password, file, settings, to_read, pages)
-    return [t for t in parsed.tables if t.chart is not None]
 
 
 def long_rows(table: Table) -> list[tuple[str, str, str]]:

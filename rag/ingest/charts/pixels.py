@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 import pymupdf
 
-from rag.ingest.chart_geometry import is_value
-from rag.ingest.chart_marks import Label, Marks, dedupe, pixel_marks, split_numbers, vector_marks
+from rag.ingest.charts.geometry import is_value
+from rag.ingest.charts.marks import Label, Marks, dedupe, pixel_marks, split_numbers, vector_marks
 from rag.ingest.figures import Line
 from rag.records import BBox
 

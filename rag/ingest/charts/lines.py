@@ -7,7 +7,7 @@ import itertools
 import math
 import statistics
 
-from rag.ingest.chart_geometry import (
+from rag.ingest.charts.geometry import (
     CLEAR,
     NEAR,
     Pair,
@@ -24,7 +24,7 @@ from rag.ingest.chart_geometry import (
     tick_rows,
     vertical_distance,
 )
-from rag.ingest.chart_marks import Curve, Label, Marks, Point, neutral, same_colour
+from rag.ingest.charts.marks import Curve, Label, Marks, Point, neutral, same_colour
 
 
 def pair_curves(
