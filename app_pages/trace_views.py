@@ -10,7 +10,14 @@ import streamlit as st
 
 from app_pages.common import render_event
 from rag.trace import RunSummary, load_trace
-from rag.ui_helpers import answer_markdown, events_from_trace, flat_settings, is_reader_step, settings_diff, timeline_rows
+from rag.ui_helpers import (
+    answer_markdown,
+    events_from_trace,
+    flat_settings,
+    is_reader_step,
+    settings_diff,
+    timeline_rows,
+)
 from rag.workspace import Workspace
 
 COLORS = {"AGENT": "#9aa5b1", "QUEUE": "#c9ced6", "RETRIEVER": "#2e9e5b", "LLM": "#d9822b"}

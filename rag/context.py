@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
-from rag.agent.guard import withhold_instructions
+from rag.guard import withhold_instructions
 from rag.records import BBox, Hit
 
 MAX_ITEM_CHARS = 320

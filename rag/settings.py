@@ -90,7 +90,7 @@ class AgentSettings(BaseModel):
 class ReaderSettings(BaseModel):
     """How evidence becomes an answer; each step can be switched off for ablations."""
 
-    # "cascade": the evidence-line reader (rag/agent/reader.py); "pages": the model reads the best pages
+    # "cascade": the evidence-line reader (rag/reader/cascade/); "pages": the model reads the best pages
     # one at a time and code checks what it found (rag/reader). The page reader has not yet beaten the
     # cascade on the wide set with the embedded 1.5B model (docs/results.md), so it is not the default.
     engine: Literal["pages", "cascade"] = "cascade"
@@ -139,14 +139,14 @@ class ReaderSettings(BaseModel):
     # model names values and the expression in one reply).
     operand_choice: bool = True
     lookup_k: int = 4  # fragments a quantity's own search adds to the evidence (0: none)
-    # "Which row has the highest …" is answered by code comparing a table's rows (rag/agent/extremes.py),
+    # "Which row has the highest …" is answered by code comparing a table's rows (rag/reader/cascade/extremes.py),
     # or refused when no table of the evidence compares them: a model's pick cannot be checked.
     compare: bool = True
     # Financial ratios ("return on capital employed") are planned by their textbook definitions
-    # (rag/agent/formulas.py), not by the model.
+    # (rag/reader/cascade/formulas.py), not by the model.
     ratios: bool = True
     # "How many adults …" in a survey report: the share who did, of the sample size the report states
-    # (rag/agent/samples.py).
+    # (rag/reader/cascade/samples.py).
     people_counts: bool = True
     # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
     verify: bool = True

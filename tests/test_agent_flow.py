@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_llm import QueuedLLM, ScriptedLLM, action, done, evidence_line, pick, read
 
 from rag.agent.events import (
     AnswerEvent,
@@ -31,9 +32,8 @@ from rag.agent.events import (
 from rag.agent.run import STOPPED, ask
 from rag.control import RunControl
 from rag.models.queue import ModelQueue
-from rag.agent.reader import numbers_written
+from rag.reader.cascade import numbers_written
 from rag.trace import list_runs, load_trace, summarize
-from scripted_llm import QueuedLLM, ScriptedLLM, action, done, evidence_line, pick, read
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
 

@@ -17,10 +17,9 @@ from chart_truth import CHECKED, ECONOMY, POLITICS
 from conftest import PDFS, ROOT, local_settings, pages_of
 from test_cli import rag
 
-from rag.ingest import parse_pdf
-from rag.ingest.charts.pixels import read_pixels
-from rag.ingest import pdf_charts
+from rag.ingest import parse_pdf, pdf_charts
 from rag.ingest.charts import PageInk, long_rows, read_chart
+from rag.ingest.charts.pixels import read_pixels
 from rag.ingest.figures import Line, detect_figures
 
 ARTIFACTS = ROOT / "test-artifacts"

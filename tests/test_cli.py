@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import DEV_QA, PDFS, PEW, ROOT, pages_of
 
 

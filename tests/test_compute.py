@@ -1,11 +1,11 @@
-"""The computation tool's evaluator: what it runs, and everything it refuses (rag/agent/compute.py)."""
+"""The computation tool's evaluator: what it runs, and everything it refuses (rag/reader/program.py)."""
 
 import time
 
 import pandas as pd
 import pytest
 
-from rag.agent.compute import MAX_SECONDS, ComputeError, run_program
+from rag.reader.program import MAX_SECONDS, ComputeError, run_program
 
 
 def test_program_of_thought_over_evidence_values():

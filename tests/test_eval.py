@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from conftest import DEV_QA, PDFS, PEW
+from scripted_llm import evidence_line
 from test_cli import rag
 
 from rag.eval.answers import failure, summarize
 from rag.eval.modes import oracle_hits, plain_index, stream_mode
 from rag.trace import load_trace
-from scripted_llm import evidence_line
 
 
 def pew_doc(ws) -> str:
@@ -35,8 +35,9 @@ def test_text_only_searches_plain_page_text(pew_workspace):
 
 def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path):
     """The modes differ only in their first hop's search; the scripted model takes the reader's calls."""
-    from rag.agent.run import drain
     from scripted_llm import ScriptedLLM
+
+    from rag.agent.run import drain
 
     question = "How do Latinos see economic upward mobility for their children?"
     for mode, route in (("single-pass", None), ("text-only", ["plain text"]), ("oracle", ["gold pages"])):

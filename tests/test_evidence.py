@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rag.agent.guard import WITHHELD
 from rag.context import EvidenceItem, build, from_hits, join_short_lines, page_lines, split_text
+from rag.guard import WITHHELD
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rag.agent.compute import run_program
-from rag.agent.extremes import (
+from rag.reader.cascade import asked_years
+from rag.reader.cascade.extremes import (
     asks_amount,
     clear_column,
     comparison,
@@ -22,8 +22,8 @@ from rag.agent.extremes import (
     program,
     share_given,
 )
-from rag.agent.question import analyse
-from rag.agent.reader import asked_years
+from rag.reader.cascade.question import analyse
+from rag.reader.program import run_program
 
 CASH_FLOWS = pd.DataFrame([  # Best Buy 10-K p. 29, as the table parser stores it
     ["Total cash provided by (used in) — Operating activities", "$1,824", "$3,252", "$4,927"],

@@ -1,13 +1,13 @@
-"""Financial ratios planned by their textbook definitions (rag/agent/formulas.py)."""
+"""Financial ratios planned by their textbook definitions (rag/reader/cascade/formulas.py)."""
 
 import re
 
 import pytest
 
-from rag.agent.compute import run_program
-from rag.agent.formulas import LINES, RATIOS, asked_line, line_rank, ratio_plan
-from rag.agent.reader import Candidate, asked_years, statement_rows
 from rag.context import EvidenceItem
+from rag.reader.cascade import Candidate, asked_years, statement_rows
+from rag.reader.cascade.formulas import LINES, RATIOS, asked_line, line_rank, ratio_plan
+from rag.reader.program import run_program
 
 
 def plan(question):

@@ -7,8 +7,8 @@ import pymupdf
 import pytest
 from conftest import local_settings
 
-from rag.agent.guard import WITHHELD, withhold_instructions
 from rag.agent.run import ask
+from rag.guard import WITHHELD, withhold_instructions
 from rag.models.gguf import ensure_gguf
 from rag.models.llm import LocalLlamaCpp
 from rag.trace import load_trace

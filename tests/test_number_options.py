@@ -3,7 +3,8 @@ when one clearly fits. Pure functions over real statement rows; no model."""
 
 from __future__ import annotations
 
-from rag.agent.reader import (
+from rag.context import EvidenceItem
+from rag.reader.cascade import (
     Candidate,
     clear_choice,
     counted_totals,
@@ -13,7 +14,6 @@ from rag.agent.reader import (
     rank_candidates,
     word_rarity,
 )
-from rag.context import EvidenceItem
 
 ROWS = [
     ("Equity — Best Buy Co., Inc. Shareholders' Equity — Common stock, $0.10 par value: Issued and outstanding"

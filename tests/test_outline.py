@@ -1,4 +1,4 @@
-"""The document's structure as a tool (rag/agent/outline.py): outline, headings, tables and figures per page."""
+"""The document's structure as a tool (rag/reader/outline.py): outline, headings, tables and figures per page."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 from conftest import PDFS, local_settings, pdf_bytes
 
-from rag.agent.compute import run_program
-from rag.agent.outline import counting_program, detect_headings, outline
+from rag.reader.outline import counting_program, detect_headings, outline
+from rag.reader.program import run_program
 from rag.workspace import Workspace
 
 STRATEGIC_PLAN = "e79deb02a0c0e87511080836c5d4347b.pdf"

@@ -1,8 +1,15 @@
-"""What code tells from a question before any model reads it (rag/agent/question.py)."""
+"""What code tells from a question before any model reads it (rag/reader/cascade/question.py)."""
 
 import pytest
 
-from rag.agent.question import analyse, answer_type, grounding_names, missing_names, missing_options, options
+from rag.reader.cascade.question import (
+    analyse,
+    answer_type,
+    grounding_names,
+    missing_names,
+    missing_options,
+    options,
+)
 
 
 @pytest.mark.parametrize(("question", "kind"), [

@@ -4,8 +4,8 @@ structure, and refusal when the evidence is absent. No scripted model here."""
 
 from __future__ import annotations
 
-import pytest
 import pymupdf
+import pytest
 from conftest import BESTBUY, PDFS, PEW, local_settings, pages_of
 
 from rag.agent.events import Computation, EvidencePicked

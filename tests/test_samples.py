@@ -9,11 +9,11 @@ import pymupdf
 import pytest
 from conftest import PDFS, pdf_bytes
 
-from rag.agent.question import analyse
-from rag.agent.reader import Candidate, Reader, ReaderInput, chart_cells, is_share, number_candidates
-from rag.agent.samples import counted_people, names_group, sample_for, sample_sizes
 from rag.context import Evidence, EvidenceItem
 from rag.ingest import parse_pdf
+from rag.reader.cascade import Candidate, Reader, ReaderInput, chart_cells, is_share, number_candidates
+from rag.reader.cascade.question import analyse
+from rag.reader.cascade.samples import counted_people, names_group, sample_for, sample_sizes
 from rag.settings import Settings
 
 POLITICS = "05-03-18-political-release.pdf"

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PEW, local_settings, pages_of
 from llama_index.core.embeddings import MockEmbedding
 
-from conftest import PEW, local_settings, pages_of
 from rag.progress import IngestEstimate
 from rag.records import MODALITIES
-from rag.store import EmbeddingMismatchError, Store, _OWNER
+from rag.store import _OWNER, EmbeddingMismatchError, Store
 from rag.workspace import Workspace
-
 
 SMALL = pages_of(PEW, [3, 4, 5, 6])
 

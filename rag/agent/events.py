@@ -12,6 +12,7 @@ from typing import Literal
 from llama_index.core.workflow import Event
 from pydantic import Field
 
+from rag.reader.answer import PageReading
 from rag.records import Hit
 
 EventKind = Literal[
@@ -129,19 +130,10 @@ class Verification(HopEvent):
     attempt: int = 1
 
 
-class PageRead(HopEvent):
+class PageRead(HopEvent, PageReading):
     """The model read one page (ReadPage): what it said, and whether code found the answer on the page."""
 
     kind: EventKind = "read"
-    doc_id: str
-    file: str
-    page: int
-    skill: str
-    found: bool
-    answer: str = ""
-    reason: str = ""
-    said: str = ""
-    tokens: int = 0
 
     def describe(self) -> str:
         if self.found:

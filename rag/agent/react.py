@@ -28,17 +28,17 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Workflow, step
 from rapidfuzz import fuzz
 
-from rag.agent import prompts
-from rag.agent.events import Computation, EvidencePicked, Refusal, Stop, Thought, Verification
-from rag.agent.question import missing_names
-from rag.agent.reader import Reader, ReaderInput, ReaderResult
+from rag import prompts
+from rag.agent.events import Computation, EvidencePicked, PageRead, Refusal, Stop, Thought, Verification
 from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools
 from rag.context import EvidenceItem, from_hits
 from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
-from rag.reader.answer import PICTURES_UNREAD
+from rag.reader.answer import PICTURES_UNREAD, PageReading
+from rag.reader.cascade import Reader, ReaderInput, ReaderResult
+from rag.reader.cascade.question import missing_names
 from rag.reader.pages import candidates
 from rag.records import SearchResult
 
@@ -130,7 +130,7 @@ class DocAgent(Workflow):
             return await self.read_evidence()
         if self.pages is None:
             self.pages = PageReader(state.question_record, cfg, self.source.text, self.count_tokens, self.ask,
-                                    self.emit)
+                                    self.page_read)
             if "outline" in cfg.skills and (counted := self.source.outline_count(state.question_record)):
                 return self.finish(counted)
             if state.question_record.pictures:  # what a photo shows is not in the text: say so, guess nothing
@@ -141,7 +141,7 @@ class DocAgent(Workflow):
             return self.finish(None)
         page = queue[0]
         focus = "\n".join(h.fragment.text for h in state.best_hits() if (h.fragment.doc_id, h.fragment.page) == page.key)
-        got = await self.pages.read(page, focus, state.run_id, state.hops)
+        got = await self.pages.read(page, focus)
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -257,6 +257,9 @@ class DocAgent(Workflow):
 
     def reader_event(self, kind: str, data: dict) -> None:
         self.emit(READER_EVENTS[kind](run_id=self.state.run_id, hop=self.state.hops, **data))
+
+    def page_read(self, reading: PageReading) -> None:
+        self.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **reading.model_dump()))
 
     def emit(self, event) -> None:
         if self._ctx is not None:

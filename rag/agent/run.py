@@ -17,20 +17,20 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
-from rag.agent.compute import ComputeError, run_program
 from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
-from rag.agent.outline import counting_program, outline
-from rag.agent.prompts import NOT_IN_DOCUMENTS
 from rag.agent.react import DocAgent
-from rag.agent.reader import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
-from rag.agent.samples import counted_people, sample_sizes
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
 from rag.ingest.tables import row_text
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
+from rag.prompts import NOT_IN_DOCUMENTS
 from rag.reader import PageRef, Question, Solution
+from rag.reader.cascade import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
+from rag.reader.cascade.samples import counted_people, sample_sizes
+from rag.reader.outline import counting_program, outline
+from rag.reader.program import ComputeError, run_program
 from rag.reader.question import LAST_PAGE
 from rag.records import SearchResult
 from rag.trace import TraceWriter, redact

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from rag.agent.events import LLMCall
-from rag.agent.question import QuestionInfo, analyse
+from rag.reader.cascade.question import QuestionInfo, analyse
 from rag.reader.question import Question, understand
 from rag.records import Hit
 from rag.settings import AgentSettings, ReaderSettings

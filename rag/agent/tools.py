@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from llama_index.core.tools import FunctionTool
 
-from rag.agent import prompts
+from rag import prompts
 from rag.agent.events import HopEnd, HopStart, Paraphrase
-from rag.agent.question import missing_names
 from rag.agent.state import RunState
+from rag.reader.cascade.question import missing_names
 from rag.records import Hit, SearchResult
 
 TOOL_MODALITY: dict[str, str] = {

@@ -15,10 +15,10 @@ from rag.ingest.figures import Line, boxed_lines, find_page_figures
 from rag.ingest.pdf import (
     IngestError,
     Progress,
-    doc_id_for,
-    inside,
     Warn,
+    doc_id_for,
     failure,
+    inside,
     open_pdf,
     page_blocks,
     printed_page_number,

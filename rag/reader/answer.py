@@ -16,6 +16,22 @@ PICTURES_UNREAD = ("the pages' pictures cannot be read here: the reader sees a p
                    "values, not what its photos show")
 
 
+class PageReading(BaseModel):
+    """One page read: what the model said, and whether code found the answer on the page."""
+
+    doc_id: str
+    file: str
+    page: int
+    skill: str
+    found: bool
+    answer: str = ""
+    reason: str = ""
+    said: str = ""
+    tokens: int = 0
+    t_start: float = 0.0
+    t_end: float | None = None
+
+
 class Solution(BaseModel):
     """A skill's answer: its value as read (with its unit), where it stands, and how it was reached."""
 

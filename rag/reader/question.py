@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rag.agent.question import analyse
+from rag.reader.cascade.question import analyse
 
 Asked = Literal["number", "text", "list", "yes_no"]
 LAST_PAGE = -1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rag.agent.question import STOPWORDS
+from rag.reader.cascade.question import STOPWORDS
 
 _WORD = re.compile(r"[a-z][a-z0-9'’-]*|\d[\d,.]*")
 # "1,234.5", "(12)", "-3", ".5"; a number glued to letters ("COVID-19", "Q3") is a name, not a value

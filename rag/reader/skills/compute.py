@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from rag.agent import prompts
-from rag.agent.compute import ComputeError, run_program
+from rag import prompts
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
+from rag.reader.program import ComputeError, run_program
 from rag.reader.question import Question
 from rag.reader.skills import Call, Read
 from rag.reader.skills.read_page import page_messages

@@ -8,8 +8,8 @@ from typing import Literal
 from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field, create_model
 
-from rag.agent import prompts
-from rag.agent.guard import withhold_instructions
+from rag import prompts
+from rag.guard import withhold_instructions
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question

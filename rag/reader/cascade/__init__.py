@@ -24,9 +24,11 @@ from typing import Any, Literal, NamedTuple
 from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field, create_model
 
-from rag.agent import prompts
-from rag.agent.compute import ComputeError, run_program
-from rag.agent.extremes import (
+from rag import prompts
+from rag.context import Evidence, EvidenceItem
+from rag.ingest.figures import CHART_MARK
+from rag.ingest.tables import parse_row
+from rag.reader.cascade.extremes import (
     Comparison,
     asks_amount,
     clear_column,
@@ -40,13 +42,11 @@ from rag.agent.extremes import (
     numeric_table,
     share_given,
 )
-from rag.agent.extremes import program as comparison_program
-from rag.agent.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
-from rag.agent.question import STOPWORDS, QuestionInfo, missing_names, missing_options
-from rag.agent.samples import Counted, Sample, counted_people, names_group, sample_for
-from rag.context import Evidence, EvidenceItem
-from rag.ingest.figures import CHART_MARK
-from rag.ingest.tables import parse_row
+from rag.reader.cascade.extremes import program as comparison_program
+from rag.reader.cascade.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
+from rag.reader.cascade.question import STOPWORDS, QuestionInfo, missing_names, missing_options
+from rag.reader.cascade.samples import Counted, Sample, counted_people, names_group, sample_for
+from rag.reader.program import ComputeError, run_program
 from rag.settings import ReaderSettings
 
 NOT_ANSWERABLE = "Not answerable"
@@ -271,7 +271,7 @@ class Reader:
     async def compare(self, question: str, info: QuestionInfo, evidence: Evidence,
                       tables: dict[str, Any]) -> ReaderResult | None:
         """"Which row has the highest …": code compares the rows of the first table of the evidence that
-        has them (rag/agent/extremes.py); the model only chooses the column when the headers cannot tell."""
+        has them (rag/reader/cascade/extremes.py); the model only chooses the column when the headers cannot tell."""
         years = asked_years(question)
         for item, frame in evidence_tables(evidence, tables, info.names):
             found = comparison(frame, question, years, info.options)
@@ -307,7 +307,7 @@ class Reader:
     def holder(self, question: str, info: QuestionInfo, evidence: Evidence, tables: dict[str, Any],
                share: float) -> ReaderResult | None:
         """"How do 5% of Latinos see …": what the cells holding that share stand for, in the first table of
-        the evidence where they agree (rag/agent/extremes.py)."""
+        the evidence where they agree (rag/reader/cascade/extremes.py)."""
         for item, frame in evidence_tables(evidence, tables, info.names):
             numbers = numeric_table(frame, set())
             code = holder_program(numbers, share, question) if numbers is not None else None

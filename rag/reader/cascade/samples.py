@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from rag.agent.question import STOPWORDS
 from rag.context import EvidenceItem
 from rag.ingest.tables import row_text
+from rag.reader.cascade.question import STOPWORDS
 from rag.records import Table
 
 _PEOPLE = (r"people|adults|persons|respondents|voters|americans|users|seniors|latinos|hispanics|democrats|"

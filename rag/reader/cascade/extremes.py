@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple
 
 import pandas as pd
 
-from rag.agent.question import STOPWORDS
+from rag.reader.cascade.question import STOPWORDS
 
 Way = Literal["max", "min"]
 
