@@ -1,7 +1,7 @@
 """Chat: each hop appears live with its evidence; answers link to the pages they cite and to their trace.
 
-Questions run in background threads (rag/live.py) and every turn is saved to its conversation
-(rag/conversations.py), so a reload, a click on Stop or a restart loses nothing that was answered.
+Questions run in background threads (rag/ui/live.py) and every turn is saved to its conversation
+(rag/ui/conversations.py), so a reload, a click on Stop or a restart loses nothing that was answered.
 """
 
 from __future__ import annotations
@@ -11,13 +11,21 @@ import time
 
 import streamlit as st
 
-from app_pages.common import page_image, render_event, session_settings, status_news, workspace
+from app_pages.common import (
+    conversations,
+    live_runs,
+    page_image,
+    render_event,
+    session_settings,
+    status_news,
+    workspace,
+)
 from app_pages.conversations import PARAM, delete_conversation, open_conversation
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer
-from rag.conversations import Turn
-from rag.live import LiveRun
-from rag.ui_helpers import answer_markdown
+from rag.ui.conversations import Turn
+from rag.ui.helpers import answer_markdown
+from rag.ui.live import LiveRun
 from rag.workspace import Workspace
 
 
@@ -98,7 +106,7 @@ def picked_fragments(events: list[HopEvent]) -> frozenset[str]:
 
 
 def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> None:
-    for turn in ws.conversations.turns(cid) if cid else []:
+    for turn in conversations().turns(cid) if cid else []:
         with st.chat_message("user"):
             st.markdown(answer_markdown(turn.question))
         with st.chat_message("assistant"):
@@ -137,14 +145,14 @@ if cid:
                   help="Delete this conversation (the traces of its runs stay)")
 names = {d.doc_id: d.file for d in docs}
 chosen = st.multiselect("Search in", list(names), format_func=names.get, placeholder="all documents")
-live = ws.live_runs.get(cid)
+live = live_runs().get(cid)
 question = st.chat_input("Wait for the answer, or stop it" if live else "Ask a question about your reports",
                          disabled=live is not None)
 if question and live:  # typed while the last question ran: one question at a time per conversation
     st.toast("Wait for the answer, or stop it, before asking again.", icon=":material/hourglass_top:")
 elif question:
     if cid is None:
-        cid = ws.conversations.create(question)
+        cid = conversations().create(question)
         st.query_params[PARAM] = cid
-    live = ws.live_runs.start(ws, cid, question, session_settings().model_copy(deep=True), chosen or None)
+    live = live_runs().start(ws, cid, question, session_settings().model_copy(deep=True), chosen or None)
 show_conversation(ws, cid, live)

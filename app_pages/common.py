@@ -8,34 +8,42 @@ import streamlit as st
 from rag.agent.events import (
     AnswerEvent,
     Computation,
-    ErrorEvent,
     EvidencePicked,
     HopEnd,
     HopEvent,
     HopStart,
     LLMCall,
     PageRead,
-    Paraphrase,
-    Refusal,
     Stop,
-    Thought,
-    Verification,
     Waiting,
 )
 from rag.control import queue_text
 from rag.ingest.tables import parse_row
-from rag.records import Hit, Table
+from rag.records import MODALITY_NAMES, Hit, Table
 from rag.settings import Settings
-from rag.ui_helpers import crop_png, page_png
+from rag.ui.conversations import Conversations
+from rag.ui.helpers import crop_png, page_png
+from rag.ui.live import LiveRuns
 from rag.workspace import Workspace
-
-MODALITY_LABEL = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
 
 
 @st.cache_resource(show_spinner="Opening the document store…")
 def workspace() -> Workspace:
-    """One workspace per server: settings from the environment (RAG_DATA_DIR, RAG_LOG_DIR, …)."""
-    return Workspace()
+    """One workspace per server: settings from the environment (RAG_DATA_DIR, RAG_LOG_DIR, …). The
+    store and the embedder open now; the indexes and the language model load in the background."""
+    ws = Workspace()
+    ws.warm_up()
+    return ws
+
+
+@st.cache_resource(show_spinner=False)
+def live_runs() -> LiveRuns:
+    """The questions this server is answering, and the saved conversations they are written to."""
+    return LiveRuns(Conversations.of(workspace().settings))
+
+
+def conversations() -> Conversations:
+    return live_runs().conversations
 
 
 def session_settings() -> Settings:
@@ -59,7 +67,7 @@ def sidebar(ws: Workspace) -> None:
         st.caption("Context mix text : table : figure (the routed modality gets the largest share)")
         for col, modality in zip(st.columns(3), ("text", "table", "image_caption")):
             retrieval.ratio[modality] = col.number_input(
-                MODALITY_LABEL[modality], 0, 10, retrieval.ratio[modality], key=f"ratio_{modality}")
+                MODALITY_NAMES[modality], 0, 10, retrieval.ratio[modality], key=f"ratio_{modality}")
         st.subheader("Retrieval")
         retrieval.hybrid = st.toggle("Hybrid: BM25 beside dense search", retrieval.hybrid, key="hybrid")
         retrieval.parent_page = st.toggle(
@@ -98,7 +106,7 @@ def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
     f = hit.fragment
     with st.container(border=True):
         mark = ":green-background[:material/check: picked] · " if picked else ""
-        st.caption(f"{mark}{MODALITY_LABEL[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
+        st.caption(f"{mark}{MODALITY_NAMES[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
         if f.modality == "table":
             header, values = parse_row(f.text)
             st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)  # static HTML: shows at once
@@ -156,52 +164,31 @@ def evidence_card(item: dict) -> None:
 
 
 def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozenset()) -> None:
-    """One hop event as it appears in the chat's status box and in a trace's hop tree; `picked` marks
-    the fragments the reader chose (known when a finished run is shown again)."""
-    if isinstance(event, HopStart):
-        st.markdown(f"**Hop {event.hop}** · {MODALITY_LABEL.get(event.modality, event.modality)} search for "
-                    f"“{_escape(event.query)}”" + (f"  \n:gray[{event.why}]" if event.why else ""))
-    elif isinstance(event, HopEnd):
-        routed = f" · routed to {', '.join(MODALITY_LABEL.get(r, r) for r in event.route)}" if event.route else ""
-        read = f" · the model reads the text of p. {', '.join(map(str, event.pages_read))}" if event.pages_read else ""
-        st.caption(f"{len(event.hits)} fragments ({len(event.new_ids)} new) in {event.retrieval_ms:.0f} ms{routed}{read}")
+    """One hop event as it appears in the chat's status box and in a trace's hop tree: its headline,
+    then its hits or evidence as cards; `picked` marks the fragments the reader chose."""
+    headline = event.headline()
+    if headline is None or (isinstance(event, Waiting) and event.ahead):  # the status title shows the queue
+        return
+    SHOW[event.style](_escape(headline))
+    if isinstance(event, HopEnd):
         for hit in event.hits:
             fragment_card(ws, hit, hit.fragment.id in picked)
-    elif isinstance(event, LLMCall):
-        st.caption(f"LLM ({event.purpose}) · {event.llm_ms:.0f} ms · "
-                   f"{event.prompt_tokens} prompt + {event.completion_tokens} completion tokens")
-    elif isinstance(event, Thought):
-        st.markdown(f":gray[:material/psychology: {_escape(event.text)}]")
-    elif isinstance(event, Paraphrase):
-        st.caption(f"Best score {event.best_score:.2f} is low → retrying as “{_escape(event.paraphrased)}”")
-    elif isinstance(event, Stop):
-        st.caption(f"Stopped searching: {event.reason.replace('_', ' ')} {event.detail}".strip())
     elif isinstance(event, EvidencePicked):
-        st.markdown(f"**Reader** · picked {', '.join(event.ids) or 'nothing'}"
-                    + (" (its label fits the question clearly: chosen by code)" if event.by == "code" else "")
-                    + (f" (attempt {event.attempt})" if event.attempt > 1 else ""))
         for item in event.evidence:
             evidence_card(item)
     elif isinstance(event, Computation):
-        st.markdown("**Computation** · a program over the picked values, run by a whitelist evaluator")
         st.code(event.program, language="python")
-        st.caption(f"→ {event.result}" if event.error is None else f"→ refused or failed: {event.error}")
-    elif isinstance(event, Verification):
-        if event.ok:
-            st.caption(f":material/verified: “{_escape(event.value)}” stands in {', '.join(event.ids)}")
-        else:
-            st.caption(f":material/block: “{_escape(event.value)}” rejected: {_escape(event.reason)}")
-    elif isinstance(event, PageRead):
-        icon = ":material/menu_book:" if event.found else ":material/search_off:"
-        said = f"the answer: {event.answer}" if event.found else f"no answer: {event.reason}"
-        st.markdown(f"{icon} **Read p. {event.page}** · {event.file} · {event.skill} · {_escape(said)}")
-        st.caption(f"{event.tokens} tokens of the page read")
-    elif isinstance(event, Refusal):
-        st.info(f"Not in the documents: {event.reason}", icon=":material/search_off:")
-    elif isinstance(event, ErrorEvent):
-        st.warning(event.message)
-    elif isinstance(event, Waiting) and not event.ahead and event.waited_s >= 0.5:
-        st.caption(f":material/hourglass_bottom: Waited {event.waited_s:.0f} s for the model (other questions first)")
+    elif details := event.details():
+        st.caption(" · ".join(_escape(d) for d in details))
+
+
+SHOW = {
+    "step": lambda text: st.markdown(f"**{text}**"),
+    "note": st.caption,
+    "thought": lambda text: st.markdown(f":gray[:material/psychology: {text}]"),
+    "info": lambda text: st.info(text, icon=":material/search_off:"),
+    "warning": st.warning,
+}
 
 
 def status_news(events: list[HopEvent], label: str, queue: str) -> tuple[str, str]:
@@ -221,7 +208,7 @@ def status_news(events: list[HopEvent], label: str, queue: str) -> tuple[str, st
 def status_label(event: HopEvent) -> str | None:
     """What the status box's title says while this event is the latest news."""
     if isinstance(event, HopStart):
-        return f"Hop {event.hop}: searching {MODALITY_LABEL.get(event.modality, event.modality)} …"
+        return f"Hop {event.hop}: searching {MODALITY_NAMES.get(event.modality, event.modality)} …"
     if isinstance(event, HopEnd):
         return f"Hop {event.hop}: {len(event.hits)} fragments found, deciding …"
     if isinstance(event, Stop):

@@ -10,6 +10,7 @@ from datetime import datetime
 
 import streamlit as st
 
+from app_pages.common import conversations, live_runs
 from rag.workspace import Workspace
 
 PARAM = "conversation"
@@ -19,7 +20,7 @@ CHAT = "app_pages/chat.py"
 def open_conversation(ws: Workspace) -> str | None:
     """The conversation the URL names, if it exists."""
     cid = st.query_params.get(PARAM)
-    return cid if cid and ws.conversations.get(cid) else None
+    return cid if cid and conversations().get(cid) else None
 
 
 def conversation_list(ws: Workspace, limit: int = 15) -> None:
@@ -27,7 +28,7 @@ def conversation_list(ws: Workspace, limit: int = 15) -> None:
         st.subheader("Conversations")
         st.page_link(CHAT, label="New conversation", icon=":material/add_comment:")
         current = st.query_params.get(PARAM)
-        for info in ws.conversations.list(limit):
+        for info in conversations().list(limit):
             when = datetime.fromtimestamp(info.updated).strftime("%d %b %H:%M")
             st.page_link(CHAT, label=f"{info.title}  \n:gray[{when} · {info.turns} question(s)]",
                          icon=":material/chat:" if info.id != current else ":material/chat_bubble:",
@@ -36,7 +37,7 @@ def conversation_list(ws: Workspace, limit: int = 15) -> None:
 
 def delete_conversation(ws: Workspace, cid: str) -> None:
     """Stop its running question, if any, and delete it with all its turns (their traces stay)."""
-    if live := ws.live_runs.get(cid):
+    if live := live_runs().get(cid):
         live.stop()
-    ws.conversations.delete(cid)
+    conversations().delete(cid)
     st.query_params.pop(PARAM, None)

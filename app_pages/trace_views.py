@@ -10,7 +10,7 @@ import streamlit as st
 
 from app_pages.common import render_event
 from rag.trace import RunSummary, load_trace
-from rag.ui_helpers import (
+from rag.ui.helpers import (
     answer_markdown,
     events_from_trace,
     flat_settings,

@@ -6,9 +6,9 @@ from datetime import datetime
 
 import streamlit as st
 
-from app_pages.common import MODALITY_LABEL, chart_card, page_image, workspace
+from app_pages.common import chart_card, page_image, workspace
 from rag.progress import IngestEstimate
-from rag.records import DocumentInfo, IngestReport
+from rag.records import MODALITY_NAMES, DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
 
@@ -67,7 +67,7 @@ def charts_read(ws: Workspace, doc_id: str) -> None:
 
 
 def counts(fragments: dict[str, int]) -> str:
-    return " · ".join(f"{n} {MODALITY_LABEL[m]}" for m, n in fragments.items())
+    return " · ".join(f"{n} {MODALITY_NAMES[m]}" for m, n in fragments.items())
 
 
 def document_row(ws: Workspace, doc: DocumentInfo) -> None:

@@ -132,14 +132,14 @@ def bench_real_recall(settings: Settings, questions: list[str]) -> dict:
     k = settings.retrieval.k_per_collection
     queries = np.array(ws.embed_model.get_text_embedding_batch(questions))
     recall = {}
-    for modality, collection in ws.store.collections.items():
-        got = collection.get(include=["embeddings"])
-        if len(got["ids"]) <= k:
+    for modality in MODALITIES:
+        nodes = ws.store.nodes(modality, embeddings=True)
+        if len(nodes) <= k:
             continue
-        vectors, ids = np.array(got["embeddings"]), np.array(got["ids"])
+        vectors = np.array([n.embedding for n in nodes])
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        hnsw = collection.query(query_embeddings=queries.tolist(), n_results=k)["ids"]
-        position = {fid: i for i, fid in enumerate(ids)}
+        hnsw = ws.store.nearest(modality, queries.tolist(), k)
+        position = {n.node_id: i for i, n in enumerate(nodes)}
         hits = []
         for found, q in zip(hnsw, queries):
             sims = vectors @ q
@@ -148,7 +148,7 @@ def bench_real_recall(settings: Settings, questions: list[str]) -> dict:
             hits.append(np.mean([sims[position[f]] >= kth - 1e-6 for f in found]))
         recall[modality] = round(float(np.mean(hits)), 4)
     return {"queries": len(questions), "k": k, "ef_search": settings.store.hnsw_ef_search,
-            "fragments": {m: c.count() for m, c in ws.store.collections.items()}, "hnsw_recall_at_k": recall}
+            "fragments": {m: ws.store.count(m) for m in MODALITIES}, "hnsw_recall_at_k": recall}
 
 
 def bench_load(ws: Workspace, questions: list[str], pdf: Path, users: int = 8) -> dict:

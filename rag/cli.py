@@ -270,7 +270,9 @@ def cmd_ask(args, settings: Settings) -> int:
 
 
 def cmd_conversations(args, settings: Settings) -> int:
-    store = _workspace(settings).conversations
+    from rag.ui.conversations import Conversations
+
+    store = Conversations.of(settings)
     if args.action == "list":
         found = store.list(limit=-1)
         lines = [f"{c.id}  {c.turns:3d} question(s)  {c.title}" for c in found]

@@ -8,13 +8,9 @@ from pydantic import BaseModel, Field
 
 Modality = Literal["text", "table", "image_caption"]
 MODALITIES: tuple[Modality, ...] = ("text", "table", "image_caption")
+MODALITY_NAMES = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
 
 BBox = tuple[float, float, float, float]
-
-
-def fragment_id(doc_id: str, modality: Modality, page: int, n: int) -> str:
-    """Stable ids make re-ingest idempotent and keep citations valid across restarts."""
-    return f"{doc_id[:16]}:{modality}:{page}:{n}"
 
 
 class Fragment(BaseModel):

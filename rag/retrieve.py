@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -22,12 +23,12 @@ from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
+from rag.ids import page_id
 from rag.records import MODALITIES, Hit, Modality, SearchResult
 from rag.settings import RetrievalSettings
 from rag.sparse import SparseIndex
-from rag.store import PAGES, Store, fragment_from_node, page_id
+from rag.store import PAGES, Store, fragment_from_node
 from rag.timing import ms_since
 
 # Each anchor is the mean embedding of a few typical questions for that modality.
@@ -166,18 +167,16 @@ def referenced_pages(query: str) -> list[int]:
 class PageList(BaseRetriever):
     """Given pages, best first, as page nodes: fragments lead to their pages, and so do page numbers."""
 
-    def __init__(self, ids: list[str], store: Store) -> None:
+    def __init__(self, pages: list[tuple[str, int]], store: Store) -> None:
         super().__init__()
-        self._ids, self._store = list(dict.fromkeys(ids)), store
+        self._ids, self._store = list(dict.fromkeys(page_id(doc, page) for doc, page in pages)), store
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         # The same nodes as the page collection's own searches return, so fusion sees one page once.
         ids = self._ids
         if not ids:
             return []
-        got = self._store.pages.get(ids=ids, include=["documents", "metadatas"])
-        nodes = {i: metadata_dict_to_node(m, text=t) for i, m, t in zip(got["ids"], got["metadatas"], got["documents"])}
-        return [NodeWithScore(node=nodes[i], score=1.0 / (1 + n)) for n, i in enumerate(ids) if i in nodes]
+        return [NodeWithScore(node=node, score=1.0 / (1 + n)) for n, node in enumerate(self._store.nodes(PAGES, ids))]
 
 
 class Found(BaseRetriever):
@@ -203,7 +202,7 @@ class Retriever:
             for name, vs in store.vector_stores.items()
         }
         self.sparse = {
-            name: SparseIndex(store.vector_stores[name].client, store.settings.data_dir / "bm25" / name)
+            name: SparseIndex(partial(store.nodes, name), store.settings.data_dir / "bm25" / name)
             for name in store.vector_stores
         }
         self.selector = ModalitySelector(store.embed_model, settings.router_threshold)
@@ -291,7 +290,7 @@ class Retriever:
                  page_searches: list[BaseRetriever], keep: int) -> list[Hit]:
         """Rank pages by their fragments and their whole text; each of the `keep` best pages gives its
         best fragment (a page no fragment search reached costs a read of the store)."""
-        own = PageList([page_id(h.fragment.doc_id, h.fragment.page) for h in hits], self.store)
+        own = PageList([(h.fragment.doc_id, h.fragment.page) for h in hits], self.store)
         pages = _fuse([own, *page_searches], n).retrieve(bundle)
         best = {}
         for h in hits:
@@ -311,41 +310,30 @@ class Retriever:
         refs = referenced_pages(question)
         if not refs:
             return []
-        prefixes = {d.doc_id[:16]: d.doc_id for d in self.store.documents()}
-        out = []
-        for pid in self._named_pages(refs, self._scope(doc_ids)):
-            prefix, _, page = pid.split(":")
-            if prefix in prefixes:
-                out.append((prefixes[prefix], int(page)))
-        return list(dict.fromkeys(out))
+        return self._named_pages(refs, self._scope(doc_ids))
 
-    def _named_pages(self, refs: list[int], scope: Scope) -> list[str]:
-        """Page ids for page numbers: the printed number first, then the position in the file."""
+    def _named_pages(self, refs: list[int], scope: Scope) -> list[tuple[str, int]]:
+        """(doc id, page) for page numbers: the printed number first, then the position in the file."""
         visible = set(scope.ready if scope.allowed is None else scope.allowed)
         docs = [d for d in self.store.documents() if d.doc_id in visible]
-        labels = self.store.pages.get(where={"label": {"$in": [str(r) for r in refs if r > 0]}}, include=[]) \
-            if any(r > 0 for r in refs) else {"ids": []}
-        allowed = {d.doc_id[:16] for d in docs}
-        ids = [i for i in labels["ids"] if i.split(":")[0] in allowed]
-        return ids + [page_id(d.doc_id, d.pages if r == LAST_PAGE else r) for r in refs for d in docs]
+        printed = self.store.labelled_pages([str(r) for r in refs if r > 0], [d.doc_id for d in docs])
+        return list(dict.fromkeys(printed + [(d.doc_id, d.pages if r == LAST_PAGE else r) for r in refs for d in docs]))
 
     def _best_on_page(self, modality: Modality, key: tuple[str, int], query: list[float]) -> Hit | None:
         """A page found by its text that no fragment search reached: its closest fragment."""
-        got = self.store.collections[modality].get(
-            where={"$and": [{"doc_id": key[0]}, {"page": key[1]}]}, include=["embeddings", "metadatas", "documents"])
-        if not got["ids"]:
+        nodes = self.store.nodes(modality, doc_ids=[key[0]], page=key[1], embeddings=True)
+        if not nodes:
             return None
-        sims = np.array(got["embeddings"]) @ _unit(query)
+        sims = np.array([n.embedding for n in nodes]) @ _unit(query)
         i = int(np.argmax(sims))
-        node = metadata_dict_to_node(got["metadatas"][i], text=got["documents"][i])
-        return self._hit(modality, node, float(sims[i]))
+        return self._hit(modality, nodes[i], float(sims[i]))
 
     def _cosines(self, name: str, ids: list[str], query: list[float]) -> dict[str, float]:
         if not ids:
             return {}
-        got = self.store.vector_stores[name].client.get(ids=ids, include=["embeddings"])
-        sims = np.array(got["embeddings"]) @ _unit(query) if got["ids"] else []
-        return dict(zip(got["ids"], map(float, sims)))
+        nodes = self.store.nodes(name, ids, embeddings=True)
+        sims = np.array([n.embedding for n in nodes]) @ _unit(query) if nodes else []
+        return dict(zip((n.node_id for n in nodes), map(float, sims)))
 
     @staticmethod
     def _hit(modality: Modality, node, score: float, rank: float | None = None) -> Hit:

@@ -1,6 +1,6 @@
-"""BM25 over each Chroma collection, kept in step with it.
+"""BM25 over each store collection, kept in step with it.
 
-Chroma is the source of truth. An index is named by a fingerprint of the ready documents
+The store is the source of truth. An index is named by a fingerprint of the ready documents
 it covers, so after an add or a delete the next search loads (or builds from Chroma) the
 index of the new set, and a restart finds the saved one on disk instead of rebuilding.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.retrievers.bm25 import BM25Retriever
 
 
@@ -38,8 +38,8 @@ def fingerprint(doc_ids: list[str]) -> str:
 class SparseIndex:
     """One collection's BM25 index over the ready documents."""
 
-    def __init__(self, collection, folder: Path) -> None:
-        self.collection = collection
+    def __init__(self, nodes: Callable[..., list[BaseNode]], folder: Path) -> None:
+        self._stored_nodes = nodes  # Store.nodes of one collection
         self.folder = folder
         self._lock = threading.Lock()
         self._key: str | None = None
@@ -93,12 +93,7 @@ class SparseIndex:
         return self._load(key)  # as a restart would see it: with its corpus, which retrieval needs
 
     def _nodes(self, ready: list[str]) -> list[BaseNode]:
-        if not ready:
-            return []
-        got = self.collection.get(where={"doc_id": {"$in": ready}}, include=["documents", "metadatas"])
-        nodes = []
-        for text, meta in zip(got["documents"], got["metadatas"]):
-            node = metadata_dict_to_node(meta, text=text)
+        nodes = self._stored_nodes(doc_ids=ready)
+        for node in nodes:
             node.excluded_embed_metadata_keys = list(node.metadata)  # words of the text only
-            nodes.append(node)
         return nodes

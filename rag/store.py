@@ -17,9 +17,11 @@ from pathlib import Path
 
 import chromadb
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
+from rag.ids import page_id
 from rag.records import MODALITIES, DocumentInfo, Fragment, Modality, ParsedDocument, Table
 from rag.settings import Settings
 from rag.timing import timed
@@ -220,8 +222,46 @@ class Store:
         path = self._tables_path(doc_id)
         return [Table.model_validate(t) for t in json.loads(path.read_text())] if path.exists() else []
 
-    def count(self, modality: Modality) -> int:
-        return self.collections[modality].count()
+    def count(self, name: str) -> int:
+        """Records in a collection: a modality's fragments, or PAGES."""
+        return self._collection_named(name).count()
+
+    def nodes(self, name: str, ids: list[str] | None = None, doc_ids: list[str] | None = None,
+              page: int | None = None, embeddings: bool = False) -> list[BaseNode]:
+        """A collection's records as nodes (`name`: a modality or PAGES): by id, in the caller's order,
+        or those of some documents, or of one page of them; with their vectors when asked."""
+        if (ids is not None and not ids) or (doc_ids is not None and not doc_ids):
+            return []
+        where = [{"doc_id": {"$in": doc_ids}}] if doc_ids is not None else []
+        where += [{"page": page}] if page is not None else []
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
+        got = self._collection_named(name).get(
+            ids=ids, where=(where[0] if len(where) == 1 else {"$and": where}) if where else None, include=include)
+        vectors = got["embeddings"] if embeddings else [None] * len(got["ids"])
+        found = {i: _record_node(m, t, v) for i, m, t, v in zip(got["ids"], got["metadatas"], got["documents"], vectors)}
+        return [found[i] for i in ids if i in found] if ids is not None else list(found.values())
+
+    def fragments(self, modality: Modality, doc_id: str) -> list[Fragment]:
+        return [fragment_from_node(n) for n in self.nodes(modality, doc_ids=[doc_id])]
+
+    def page_labels(self, doc_id: str) -> dict[int, str]:
+        """The page numbers printed on a document's pages, where they differ from none."""
+        return {n.metadata["page"]: n.metadata.get("label", "") for n in self.nodes(PAGES, doc_ids=[doc_id])}
+
+    def labelled_pages(self, labels: list[str], doc_ids: list[str]) -> list[tuple[str, int]]:
+        """(doc id, page) of the pages whose printed number is one of `labels`."""
+        if not labels or not doc_ids:
+            return []
+        got = self.pages.get(where={"$and": [{"label": {"$in": labels}}, {"doc_id": {"$in": doc_ids}}]},
+                             include=["metadatas"])
+        return [(m["doc_id"], m["page"]) for m in got["metadatas"]]
+
+    def nearest(self, modality: Modality, queries: list[list[float]], k: int) -> list[list[str]]:
+        """The HNSW index's k nearest ids for each query vector."""
+        return self.collections[modality].query(query_embeddings=queries, n_results=k)["ids"]
+
+    def _collection_named(self, name: str):
+        return self.pages if name == PAGES else self.collections[name]
 
     def page_texts(self, doc_id: str, pages: list[int]) -> dict[int, str]:
         """What a model reads of some pages of a document, by page number."""
@@ -232,8 +272,7 @@ class Store:
         if not pages:
             return {}
         # A Chroma server whose writer's data folder is not shared here: the searched page text.
-        got = self.pages.get(ids=[page_id(doc_id, p) for p in pages], include=["documents", "metadatas"])
-        return {meta["page"]: text for text, meta in zip(got["documents"], got["metadatas"])}
+        return {n.metadata["page"]: n.get_content() for n in self.nodes(PAGES, ids=[page_id(doc_id, p) for p in pages])}
 
 
 def _node(fragment: Fragment, vector: list[float]) -> TextNode:
@@ -302,10 +341,6 @@ class EarlyEmbedder:
             self.progress("embed", len(self.vectors), max(expected, len(self.vectors)))
 
 
-def page_id(doc_id: str, page: int) -> str:
-    return f"{doc_id[:16]}:page:{page}"
-
-
 def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float]) -> TextNode:
     return TextNode(
         id_=page_id(parsed.doc_id, page), text=text, embedding=vector,
@@ -314,7 +349,15 @@ def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float]
     )
 
 
+def _record_node(metadata: dict, text: str, vector) -> BaseNode:
+    node = metadata_dict_to_node(metadata, text=text)
+    if vector is not None:
+        node.embedding = list(map(float, vector))
+    return node
+
+
 def fragment_from_node(node) -> Fragment:
+    """The one way a stored record becomes a Fragment again."""
     meta = node.metadata
     return Fragment(
         id=node.node_id,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 import unicodedata
 from collections.abc import Callable
@@ -47,6 +48,7 @@ class Workspace:
     def __init__(self, settings: Settings | None = None, embed_model=None) -> None:
         self.settings = settings or Settings.from_env()
         self._base: Workspace | None = None
+        self._llm, self._llm_lock = None, threading.Lock()
         if embed_model is not None:
             self.embed_model = embed_model
 
@@ -66,24 +68,6 @@ class Workspace:
     @cached_property
     def retriever(self) -> Retriever:
         return self._base.retriever if self._base else Retriever(self.store, self.settings.retrieval)
-
-    @cached_property
-    def conversations(self):
-        """The chat's saved conversations (data/conversations.sqlite)."""
-        if self._base:
-            return self._base.conversations
-        from rag.conversations import Conversations
-
-        return Conversations(self.settings.data_dir / "conversations.sqlite")
-
-    @cached_property
-    def live_runs(self):
-        """Questions being answered in background threads, saved to their conversations when done."""
-        if self._base:
-            return self._base.live_runs
-        from rag.live import LiveRuns
-
-        return LiveRuns(self.conversations)
 
     def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
                password: str | None = None) -> IngestReport:
@@ -120,13 +104,38 @@ class Workspace:
             warnings=warnings, notes=_notes(parsed), ocr_pages=parsed.ocr_pages,
         )
 
-    @cached_property
+    @property
     def llm(self):
+        """The language model, loaded once, by whichever thread asks first (the warm-up or a question)."""
         if self._base:
             return self._base.llm
-        from rag.models.llm import make_llm
+        with self._llm_lock:
+            if self._llm is None:
+                from rag.models.llm import make_llm
 
-        return make_llm(self.settings, progress=lambda msg: print(msg, file=sys.stderr))
+                model = make_llm(self.settings, progress=lambda msg: print(msg, file=sys.stderr))
+                self._llm = self._llm or model  # one set meanwhile (a test's) wins
+        return self._llm
+
+    @llm.setter
+    def llm(self, model) -> None:
+        self._llm = model
+
+    def warm_up(self) -> threading.Thread:
+        """Open the store and load the embedder now, then in the background the search indexes and the
+        language model, so that the first question waits for none of them."""
+        _ = self.store
+
+        def load() -> None:
+            try:
+                self.retriever.warm()
+                _ = self.llm
+            except Exception:  # noqa: BLE001 - the first question loads it again and shows the error
+                logging.getLogger("rag").exception("warm-up failed")
+
+        thread = threading.Thread(target=load, name="warm-up", daemon=True)
+        thread.start()
+        return thread
 
     @property
     def llm_name(self) -> str:

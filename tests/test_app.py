@@ -14,11 +14,12 @@ from conftest import PEW, pages_of
 from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, found_on_page, pick
 from streamlit.testing.v1 import AppTest
 
-from app_pages.common import status_news, workspace
+from app_pages.common import conversations, live_runs, status_news, workspace
 from rag.agent.events import HopEnd, HopStart, LLMCall, Waiting
 from rag.ingest.tables import parse_row
 from rag.trace import list_runs
-from rag.ui_helpers import answer_markdown, crop_png, page_png
+from rag.ui.helpers import answer_markdown, crop_png, page_png
+from rag.workspace import Workspace
 
 QUESTION = "How do Latinos see their personal finances?"
 PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
@@ -31,7 +32,11 @@ def open_workspace(data_dir, monkeypatch, embed_model):
     monkeypatch.setenv("RAG_EVAL_DIR", str(data_dir / "eval"))
     monkeypatch.setenv("RAG_EMBED_PROVIDER", "local")
     monkeypatch.delenv("CHROMA_HOST", raising=False)
+    # The tests here give the app a scripted model: the warm-up must not load the real one meanwhile
+    # (tests/test_workspace_warm_up.py and the browser tests check the warm-up itself).
+    monkeypatch.setattr(Workspace, "warm_up", lambda self: None)
     workspace.clear()
+    live_runs.clear()
     ws = workspace()
     ws.embed_model = embed_model  # the session's model, already loaded
     return ws
@@ -324,7 +329,7 @@ def test_a_conversation_is_listed_followed_up_and_its_link_reopens_it(pew_ws, mo
     assert [m.markdown[0].value for m in at.chat_message[::2]] == [QUESTION, "And their children?"]
     listed = [x for x in at.sidebar.get("page_link") if f"conversation={cid}" in x.proto.query_string]
     assert listed and QUESTION[:40] in listed[0].proto.label
-    assert pew_ws.conversations.get(cid).turns == 2
+    assert conversations().get(cid).turns == 2
 
     reloaded = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     reloaded.query_params["conversation"] = cid
@@ -341,15 +346,15 @@ def test_reopening_a_conversation_while_its_question_runs_follows_it_and_stop_en
     other = queue.turn()
     other.__enter__()  # another question holds the model: this one waits in the queue
     pew_ws.llm = QueuedLLM(replies=[pick("E1")], queue=queue)
-    cid = pew_ws.conversations.create(QUESTION)
-    live = pew_ws.live_runs.start(pew_ws, cid, QUESTION, pew_ws.settings)
+    cid = conversations().create(QUESTION)
+    live = live_runs().start(pew_ws, cid, QUESTION, pew_ws.settings)
     threading.Timer(3.0, live.stop).start()  # the Stop button's callback, from another session
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params["conversation"] = cid
     at.switch_page("app_pages/chat.py").run()
     assert not at.exception, at.exception
     other.__exit__(None, None, None)
-    [turn] = pew_ws.conversations.turns(cid)
+    [turn] = conversations().turns(cid)
     kinds = [e["kind"] for e in turn.events]
     assert turn.status == "stopped" and kinds[1] == "waiting" and kinds[-2:] == ["stop", "answer"]
     assert turn.events[1]["ahead"] == 1 and pew_ws.llm.prompts == []
@@ -362,12 +367,13 @@ def test_a_conversation_survives_a_restart_and_can_be_deleted(pew_ws):
     at.chat_input[0].set_value(QUESTION).run()
     cid, before = at.query_params["conversation"], shown_turns(at)
     workspace.clear()  # a restart: the store, the conversations and the live runs are opened anew
+    live_runs.clear()
     after = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     after.query_params["conversation"] = cid
     after.switch_page("app_pages/chat.py").run()
     assert workspace() is not pew_ws and shown_turns(after) == before
     after.button(key="delete_conversation").click().run()
-    assert workspace().conversations.get(cid) is None and "conversation" not in after.query_params
+    assert conversations().get(cid) is None and "conversation" not in after.query_params
     assert not after.chat_message
 
 

@@ -104,7 +104,7 @@ def test_bench_ingest_reports_throughput_and_peak_memory(tmp_path):
 
 
 def test_conversations_are_listed_shown_and_deleted(tmp_path):
-    from rag.conversations import Conversations
+    from rag.ui.conversations import Conversations
 
     saved = Conversations(tmp_path / "conversations.sqlite")
     cid = saved.create("How do Latinos see their finances?")

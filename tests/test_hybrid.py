@@ -30,10 +30,10 @@ def _search_ids(ws, query, doc=None, **switches):
 def test_bm25_finds_paragraphs_by_their_rare_words_more_often_than_dense_search(pew_workspace):
     """Queries made of three words that only one paragraph of the report uses: what a user does
     who remembers a name or a term. BM25's exact matching finds what the embedding blurs."""
-    got = pew_workspace.store.collections["text"].get(include=["documents"])
-    df = Counter(w for text in got["documents"] for w in set(_WORDS.findall(text.lower())))
+    texts = {n.node_id: n.get_content() for n in pew_workspace.store.nodes("text")}
+    df = Counter(w for text in texts.values() for w in set(_WORDS.findall(text.lower())))
     cases = []
-    for fid, text in zip(got["ids"], got["documents"]):
+    for fid, text in texts.items():
         rare = [w for w in dict.fromkeys(_WORDS.findall(text.lower())) if df[w] == 1][:3]
         if len(rare) == 3:
             cases.append((fid, " ".join(rare)))
@@ -117,9 +117,9 @@ def test_pages_are_stored_whole_and_deleted_with_their_document(workspace):
     report = workspace.ingest(pages_of(PEW, [4, 5]), "pew.pdf")
     texts = workspace.store.page_texts(report.doc_id, [1, 2])
     assert set(texts) == {1, 2} and all(len(t) > 500 for t in texts.values())
-    assert workspace.store.pages.count() == 2
+    assert workspace.store.count(PAGES) == 2
     workspace.store.delete(report.doc_id)
-    assert workspace.store.pages.count() == 0 and PAGES not in workspace.store.collections
+    assert workspace.store.count(PAGES) == 0 and PAGES not in workspace.store.collections
 
 
 @pytest.mark.parametrize(("question", "pages"), [

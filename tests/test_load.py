@@ -32,5 +32,5 @@ def test_eight_questions_and_an_ingest_at_once(tmp_path, embed_model):
     assert sorted(d.file for d in ws.store.documents()) == ["bestbuy-statements.pdf", "pew.pdf"]
     for doc in ws.store.documents():  # each document's fragments, exactly as its registry entry counts them
         for m in MODALITIES:
-            assert len(ws.store.collections[m].get(where={"doc_id": doc.doc_id}, include=[])["ids"]) == doc.fragments[m]
+            assert len(ws.store.nodes(m, doc_ids=[doc.doc_id])) == doc.fragments[m]
     assert result["latency_s"]["p50"] <= result["latency_s"]["p95"] and result["questions_per_minute"] > 0

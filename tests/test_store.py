@@ -119,7 +119,7 @@ def test_each_distinct_text_is_embedded_once_and_every_fragment_is_written(tmp_p
                        progress=lambda stage, done, total: stages.append((stage, done, total)))
     assert report.status == "ingested" and _counts(ws) == report.fragments
     assert len(model.texts) == len(set(model.texts)), "a repeated line is embedded once"
-    texts = ws.store.collections["text"].get()["documents"] + ws.store.collections["table"].get()["documents"]
+    texts = [n.get_content() for m in ("text", "table") for n in ws.store.nodes(m)]
     assert len(set(texts)) < len(texts), "the pages do repeat lines; each copy is still a fragment"
     assert set(texts) <= set(model.texts)
     embedded = [(done, total) for stage, done, total in stages if stage == "embed"]

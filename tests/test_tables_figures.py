@@ -7,10 +7,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from rag.ids import fragment_id
 from rag.ingest.figures import FIGURE_TEXT_CHARS, detect_figures, find_page_figures
 from rag.ingest.pdf import page_blocks
 from rag.ingest.tables import find_page_tables, page_may_have_tables
-from rag.records import fragment_id
 
 PDFS = Path(__file__).resolve().parents[2] / "shared/eval/pdfs"
 BESTBUY = "BESTBUY_2023_10K.pdf"

@@ -7,14 +7,17 @@ moment they happen, and plain pydantic records, so they serialise to JSONL as th
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from llama_index.core.workflow import Event
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from rag.control import queue_text
 from rag.reader.answer import PageReading
-from rag.records import Hit
+from rag.records import MODALITY_NAMES, Hit
 
+# How an event stands out: a step of the run, a note under it, the model's thought, news for the user.
+Style = Literal["step", "note", "thought", "info", "warning"]
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "evidence", "compute", "verify",
     "refuse", "error", "answer", "waiting", "read",
@@ -27,6 +30,16 @@ class HopEvent(Event):
     hop: int = 0
     t_start: float = Field(default_factory=time.time)
     t_end: float | None = None
+
+    style: ClassVar[Style] = "note"
+
+    def headline(self) -> str | None:
+        """How this event reads, in one line: the chat, the trace view and the terminal say the same."""
+        return None
+
+    def details(self) -> list[str]:
+        """What the terminal prints under the headline (the chat shows cards for hits and evidence)."""
+        return []
 
 
 class RunStart(HopEvent):
@@ -44,6 +57,12 @@ class HopStart(HopEvent):
     modality: str
     why: str = ""
 
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        why = f" ({self.why})" if self.why else ""
+        return f"Hop {self.hop}: {MODALITY_NAMES.get(self.modality, self.modality)} search for “{self.query}”{why}"
+
 
 class HopEnd(HopEvent):
     kind: EventKind = "hop_end"
@@ -56,6 +75,15 @@ class HopEnd(HopEvent):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     pages_read: list[int] = Field(default_factory=list, description="pages whose text the model reads")
 
+    def headline(self) -> str:
+        routed = f" · routed to {', '.join(MODALITY_NAMES.get(r, r) for r in self.route)}" if self.route else ""
+        read = f" · the model reads the text of p. {', '.join(map(str, self.pages_read))}" if self.pages_read else ""
+        return f"{len(self.hits)} fragments ({len(self.new_ids)} new) in {self.retrieval_ms:.0f} ms{routed}{read}"
+
+    def details(self) -> list[str]:
+        return [f"{h.score:.2f}  p.{h.fragment.page:<3} {h.fragment.modality:13s} {h.fragment.text[:90]}"
+                for h in self.hits]
+
 
 class LLMCall(HopEvent):
     kind: EventKind = "llm"
@@ -66,10 +94,19 @@ class LLMCall(HopEvent):
     completion_tokens: int = 0
     output: str = ""
 
+    def headline(self) -> str:
+        return (f"LLM ({self.purpose}) {self.llm_ms / 1000:.1f} s, {self.prompt_tokens} prompt + "
+                f"{self.completion_tokens} completion tokens")
+
 
 class Thought(HopEvent):
     kind: EventKind = "thought"
     text: str
+
+    style: ClassVar[Style] = "thought"
+
+    def headline(self) -> str:
+        return self.text
 
 
 class Paraphrase(HopEvent):
@@ -77,6 +114,9 @@ class Paraphrase(HopEvent):
     original: str
     paraphrased: str
     best_score: float
+
+    def headline(self) -> str:
+        return f"Best score {self.best_score:.2f} is low: retrying as “{self.paraphrased}”"
 
 
 class Waiting(HopEvent):
@@ -86,6 +126,11 @@ class Waiting(HopEvent):
     kind: EventKind = "waiting"
     ahead: int
     waited_s: float = 0.0
+
+    def headline(self) -> str | None:
+        if self.ahead or self.waited_s >= 0.5:
+            return queue_text(self.ahead, self.waited_s)
+        return None
 
 
 StopReason = Literal["hop_cap", "no_new_fragments", "sufficient", "token_budget", "unparseable", "single_pass",
@@ -99,6 +144,9 @@ class Stop(HopEvent):
     reason: StopReason
     detail: str = ""
 
+    def headline(self) -> str:
+        return f"Stopped searching: {self.reason.replace('_', ' ')}" + (f" ({self.detail[:120]})" if self.detail else "")
+
 
 class EvidencePicked(HopEvent):
     """The reader's first job: the evidence ids the model chose to answer from."""
@@ -109,6 +157,16 @@ class EvidencePicked(HopEvent):
     attempt: int = 1
     by: Literal["model", "code"] = "model"  # code chose when one number's label clearly fits the question
 
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        by = " (its label fits the question clearly: chosen by code)" if self.by == "code" else ""
+        attempt = f" (attempt {self.attempt})" if self.attempt > 1 else ""
+        return f"Reader picked {', '.join(self.ids) or 'nothing'}{by}{attempt}"
+
+    def details(self) -> list[str]:
+        return [f"★ {x['id']} p.{x['page']:<3} {x['text'][:100]}" for x in self.evidence]
+
 
 class Computation(HopEvent):
     """A program the model wrote over evidence values, and what the whitelist evaluator made of it."""
@@ -117,6 +175,15 @@ class Computation(HopEvent):
     program: str
     result: str | None = None
     error: str | None = None
+
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        got = self.result if self.error is None else f"refused or failed: {self.error}"
+        return f"Computed by a program over the picked values (a whitelist evaluator runs it) → {got}"
+
+    def details(self) -> list[str]:
+        return self.program.splitlines()
 
 
 class Verification(HopEvent):
@@ -129,16 +196,25 @@ class Verification(HopEvent):
     reason: str = ""
     attempt: int = 1
 
+    def headline(self) -> str:
+        if self.ok:
+            return f"✓ “{self.value}” stands in {', '.join(self.ids)}"
+        return f"✗ “{self.value}” rejected: {self.reason}"
+
 
 class PageRead(HopEvent, PageReading):
     """The model read one page (ReadPage): what it said, and whether code found the answer on the page."""
 
     kind: EventKind = "read"
 
-    def describe(self) -> str:
-        if self.found:
-            return f"📖 p. {self.page} read ({self.skill}): {self.answer}"
-        return f"📖 p. {self.page} read ({self.skill}): no answer, {self.reason}"
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        said = f"the answer: {self.answer}" if self.found else f"no answer, {self.reason}"
+        return f"Read p. {self.page} of {self.file} ({self.skill}): {said}"
+
+    def details(self) -> list[str]:
+        return [f"{self.tokens} tokens of the page read"] + ([] if self.found else [f"model said: {self.said[:160]}"])
 
 
 class Refusal(HopEvent):
@@ -147,14 +223,25 @@ class Refusal(HopEvent):
     kind: EventKind = "refuse"
     reason: str
 
+    style: ClassVar[Style] = "info"
+
+    def headline(self) -> str:
+        return f"Not in the documents: {self.reason}"
+
 
 class ErrorEvent(HopEvent):
     kind: EventKind = "error"
     message: str
 
+    style: ClassVar[Style] = "warning"
 
-class AnswerEvent(HopEvent):
-    kind: EventKind = "answer"
+    def headline(self) -> str:
+        return self.message
+
+
+class Answer(BaseModel):
+    """An answer as the run gives it: the words, the short form scored, its citations and how it came."""
+
     answer: str
     short_answer: str = ""
     answer_type: str = ""
@@ -164,3 +251,16 @@ class AnswerEvent(HopEvent):
     missing: bool = False
     stop_reason: str | None = None
     skill: str = ""
+
+
+class AnswerEvent(HopEvent, Answer):
+    kind: EventKind = "answer"
+
+
+_BY_KIND = {cls.model_fields["kind"].default: cls for cls in HopEvent.__subclasses__()}
+
+
+def from_records(records: list[dict]) -> list[HopEvent]:
+    """Events as a trace or a saved turn records them, typed again; kinds this version does not know are
+    skipped."""
+    return [_BY_KIND[r["kind"]].model_validate(r) for r in records if r.get("kind") in _BY_KIND]

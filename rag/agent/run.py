@@ -17,7 +17,17 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from pydantic import BaseModel, Field
 
-from rag.agent.events import AnswerEvent, ErrorEvent, HopEnd, HopEvent, LLMCall, RunStart, Stop, Waiting
+from rag.agent.events import (
+    Answer,
+    AnswerEvent,
+    ErrorEvent,
+    HopEnd,
+    HopEvent,
+    LLMCall,
+    RunStart,
+    Stop,
+    Waiting,
+)
 from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
@@ -48,23 +58,16 @@ class HopSummary(BaseModel):
     llm_ms: float = 0.0
 
 
-class AgentAnswer(BaseModel):
+class AgentAnswer(Answer):
+    """The run's answer with what the run measured: its hops, tokens, times and trace."""
+
     run_id: str
     question: str
-    answer: str
-    short_answer: str = ""
-    answer_type: str = ""
-    citations: list[dict] = Field(default_factory=list)
-    picked: list[str] = Field(default_factory=list)
-    program: str | None = None
     hops: list[HopSummary] = Field(default_factory=list)
     tokens: dict[str, int] = Field(default_factory=dict)
     first_hop_s: float | None = None
     total_s: float = 0.0
-    stop_reason: str | None = None
-    skill: str = ""
     trace: str = ""
-    missing: bool = False
     not_found: bool = False
     error: str | None = None
 
@@ -337,12 +340,9 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
     first_hop = ends[0] if ends else None
     error = next((e.message for e in events if isinstance(e, ErrorEvent)), None)
     return AgentAnswer(
-        run_id=start.run_id, question=question, answer=answer.answer, short_answer=answer.short_answer,
-        answer_type=answer.answer_type, citations=answer.citations, picked=answer.picked, program=answer.program,
-        hops=hops, tokens={"prompt": sum(c.prompt_tokens for c in llm_calls),
-                           "completion": sum(c.completion_tokens for c in llm_calls)},
+        **answer.model_dump(include=set(Answer.model_fields)), run_id=start.run_id, question=question, hops=hops,
+        tokens={"prompt": sum(c.prompt_tokens for c in llm_calls), "completion": sum(c.completion_tokens for c in llm_calls)},
         first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
-        total_s=round(answer.t_start - start.t_start, 3), stop_reason=answer.stop_reason, skill=answer.skill,
-        trace=str(trace_dir / f"{start.run_id}.jsonl"), missing=answer.missing,
+        total_s=round(answer.t_start - start.t_start, 3), trace=str(trace_dir / f"{start.run_id}.jsonl"),
         not_found=answer.short_answer == NOT_ANSWERABLE or NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
     )

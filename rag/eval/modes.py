@@ -24,6 +24,7 @@ from llama_index.core.schema import QueryBundle
 from rag.agent.events import HopEvent
 from rag.agent.run import stream_answer
 from rag.eval import MODES
+from rag.ids import fragment_id
 from rag.records import Fragment, Hit, SearchResult
 
 PLAIN_CHUNK_TOKENS = 160  # ten chunks ≈ the token count of the system's own top-10
@@ -46,7 +47,7 @@ def stream_mode(
 
 
 def page_fragment(doc, page_no: int, text: str, n: int = 0) -> Fragment:
-    return Fragment(id=f"{doc.doc_id[:16]}:plain:{page_no}:{n}", doc_id=doc.doc_id, file=doc.file, page=page_no,
+    return Fragment(id=fragment_id(doc.doc_id, "plain", page_no, n), doc_id=doc.doc_id, file=doc.file, page=page_no,
                     modality="text", bbox=(0.0, 0.0, 0.0, 0.0), text=text)
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from rag.ids import fragment_id
 from rag.ingest.charts.marks import white_fill
-from rag.records import BBox, Fragment, fragment_id
+from rag.records import BBox, Fragment
 
 _LABEL = re.compile(r"^(fig(ure)?\.?|chart|exhibit)\s*\d+", re.IGNORECASE)
 _SOURCE = re.compile(r"\bsource:", re.IGNORECASE)

@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pymupdf
 
-from rag.records import BBox, Fragment, fragment_id
+from rag.ids import fragment_id
+from rag.records import BBox, Fragment
 
 PDF_MAGIC = b"%PDF-"
 pymupdf.TOOLS.mupdf_display_errors(False)  # broken files are reported by us, once, not on stderr

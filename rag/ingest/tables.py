@@ -9,7 +9,8 @@ from contextlib import contextmanager
 
 import pymupdf
 
-from rag.records import BBox, Fragment, Table, fragment_id
+from rag.ids import fragment_id, table_id
+from rag.records import BBox, Fragment, Table
 
 Grid = list[list[str | None]]
 Word = tuple[float, float, float, float, str]
@@ -84,7 +85,7 @@ def find_page_tables(
             continue
         header, rows, row_boxes = parsed
         table = Table(
-            table_id=f"{doc_id[:16]}:t{page_no}:{len(tables)}",
+            table_id=table_id(doc_id, page_no, len(tables)),
             page=page_no,
             bbox=tuple(tab.bbox),
             header=header,

@@ -109,16 +109,14 @@ def _cached(pdf: Path, doc_id: str, file: str, figures_json: str, tables_json: s
 def _outline(store, doc_id: str) -> Outline:
     info = store.get(doc_id)
     figures: dict[str, list[str]] = {}
-    got = store.collections["image_caption"].get(where={"doc_id": doc_id}, include=["metadatas", "documents"])
-    for meta, text in sorted(zip(got["metadatas"], got["documents"]), key=lambda x: x[0]["page"]):
-        caption = json.loads(meta.get("extra") or "{}").get("caption") or text
-        figures.setdefault(str(meta["page"]), []).append(" ".join(str(caption).split())[:120] or "untitled figure")
+    for figure in sorted(store.fragments("image_caption", doc_id), key=lambda f: f.page):
+        caption = figure.extra.get("caption") or figure.text
+        figures.setdefault(str(figure.page), []).append(" ".join(str(caption).split())[:120] or "untitled figure")
     tables: dict[str, list[str]] = {}
     for table in store.tables(doc_id):
         name = " | ".join(h for h in table.header if h and not h.startswith("col"))[:120] or "untitled table"
         tables.setdefault(str(table.page), []).append(name)
-    pages = store.pages.get(where={"doc_id": doc_id}, include=["metadatas"])
-    labels = {str(m["page"]): m.get("label", "") for m in pages["metadatas"]}
+    labels = {str(page): label for page, label in store.page_labels(doc_id).items()}
     return _cached(store.pdf_path(doc_id), doc_id, info.file if info else doc_id, json.dumps(figures),
                    json.dumps(tables), json.dumps(labels))
 

@@ -15,12 +15,13 @@ from itertools import pairwise
 
 import pymupdf
 
+from rag.ids import fragment_id, table_id
 from rag.ingest.charts.marks import Label, Marks, span_labels, vector_marks
 from rag.ingest.charts.pairing import pair_chart
 from rag.ingest.charts.pixels import ReadImage, inside_figure, read_pixels
 from rag.ingest.figures import FIGURE_TEXT_CHARS, SCARCE_TEXT, Line, detect_figures, figure_text
 from rag.ingest.pdf import Warn
-from rag.records import BBox, ChartInfo, Fragment, Table, fragment_id
+from rag.records import BBox, ChartInfo, Fragment, Table
 
 # How far around the drawing (left, top, right, bottom) its row labels, legend and ticks may be.
 _MARGIN = (200.0, 40.0, 60.0, 30.0)
@@ -329,7 +330,7 @@ def _table(figure: Fragment, reading: ChartReading, n: int) -> Table:
     cells = {(c, s): v for c, s, v in reading.rows}
     title = str(figure.extra.get("title") or figure.extra.get("caption") or "")[:120]
     return Table(
-        table_id=f"{figure.doc_id[:16]}:c{figure.page}:{n}",
+        table_id=table_id(figure.doc_id, figure.page, n, chart=True),
         page=figure.page,
         bbox=figure.bbox,
         header=["category", *[s or "value" for s in series]],

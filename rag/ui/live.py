@@ -16,8 +16,8 @@ from llama_index.core.memory import Memory
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer, error_text
 from rag.control import RunControl
-from rag.conversations import Conversations, Turn
 from rag.settings import Settings
+from rag.ui.conversations import Conversations, Turn
 
 
 class LiveRun:

@@ -18,8 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rag.agent.events import HopEvent
+from rag.agent.events import HopEvent, from_records
 from rag.agent.run import AgentAnswer
+from rag.settings import Settings
 from rag.trace import redact
 
 TurnStatus = Literal["running", "done", "stopped", "error"]
@@ -45,9 +46,7 @@ class Turn(BaseModel):
     error: str | None = None
 
     def hop_events(self) -> list[HopEvent]:
-        from rag.ui_helpers import EVENT_TYPES
-
-        return [EVENT_TYPES[e["kind"]].model_validate(e) for e in self.events if e.get("kind") in EVENT_TYPES]
+        return from_records(self.events)
 
 
 class ConversationInfo(BaseModel):
@@ -59,6 +58,11 @@ class ConversationInfo(BaseModel):
 
 
 class Conversations:
+    @classmethod
+    def of(cls, settings: Settings) -> Conversations:
+        """The conversations of a data folder (data/conversations.sqlite)."""
+        return cls(settings.data_dir / "conversations.sqlite")
+
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,62 @@
+"""Each hop event says how it reads (its headline and details), and the terminal prints exactly that:
+the chat renders the same headline (tests/test_app.py checks it on screen)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from rag.agent import events as ev
+from rag.agent.printer import print_event
+from rag.records import Fragment, Hit
+
+HIT = Hit(fragment=Fragment(id="d:text:3:0", doc_id="d", file="r.pdf", page=3, modality="text", bbox=(0, 0, 1, 1),
+                            text="Revenue grew 4%"), score=0.61, collection="text")
+SAMPLES = [
+    ev.HopStart(hop=1, query="revenue 2023", modality="image_caption", why="first search"),
+    ev.HopEnd(hop=1, query="revenue 2023", modality="text", route=["text", "table"], hits=[HIT], new_ids=["d:text:3:0"],
+              retrieval_ms=12.0),
+    ev.LLMCall(purpose="read page", llm_ms=2100, prompt_tokens=800, completion_tokens=12),
+    ev.Thought(text="The table on p. 3 should hold it."),
+    ev.Paraphrase(original="rev", paraphrased="total revenue", best_score=0.21),
+    ev.Waiting(ahead=2),
+    ev.Stop(reason="no_new_fragments", detail="hop 2 found nothing new"),
+    ev.EvidencePicked(ids=["E1"], evidence=[{"id": "E1", "page": 3, "text": "Revenue grew 4%"}]),
+    ev.Computation(program="a = 9912\nans = a / 2", result="4956"),
+    ev.Verification(ok=False, value="1,116", reason="not in the line cited"),
+    ev.PageRead(doc_id="d", file="r.pdf", page=3, skill="read_page", found=False, reason="not on the page",
+                said='{"found": false}', tokens=640),
+    ev.Refusal(reason="no page read held an answer"),
+    ev.ErrorEvent(message="TimeoutError: the model did not answer in 120 s"),
+]
+
+
+def test_every_kind_of_event_but_the_run_start_and_the_answer_has_a_sample_here():
+    kinds = {cls.model_fields["kind"].default for cls in ev.HopEvent.__subclasses__()}
+    assert kinds - {"run_start", "answer"} == {e.kind for e in SAMPLES}
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
+def test_the_terminal_prints_the_events_own_words(event):
+    out = io.StringIO()
+    print_event(event, out)
+    printed = out.getvalue()
+    assert event.headline() and event.headline() in printed
+    assert all(line in printed for line in event.details())
+
+
+def test_the_words_carry_what_a_reader_needs():
+    text = {e.kind: e.headline() for e in SAMPLES}
+    assert text["hop_start"] == "Hop 1: figure search for “revenue 2023” (first search)"
+    assert "1 fragments (1 new) in 12 ms · routed to text, table" == text["hop_end"]
+    assert text["verify"] == "✗ “1,116” rejected: not in the line cited"
+    assert text["read"] == "Read p. 3 of r.pdf (read_page): no answer, not on the page"
+    assert text["waiting"] == "Waiting for the model — 2 questions ahead"
+    assert ev.PageRead.model_validate(SAMPLES[10].model_dump()).details()[1].startswith("model said:")
+
+
+def test_an_answer_prints_its_words_and_sources():
+    out = io.StringIO()
+    print_event(ev.AnswerEvent(answer="$9,912 million [p. 2]", citations=[{"file": "bb.pdf", "page": 2}]), out)
+    assert "$9,912 million [p. 2]" in out.getvalue() and "sources: bb.pdf p.2" in out.getvalue()

@@ -1,0 +1,53 @@
+"""The app's warm start: the store opens at once, the indexes and the language model load in the
+background, and a question asked meanwhile waits for that same model instead of loading a second.
+
+The model factory here is a stand-in that counts its calls (control flow only); the browser tests
+start the real app and its real model."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from conftest import PEW, local_settings, pdf_bytes
+
+import rag.models.llm
+from rag.workspace import Workspace
+
+
+def test_warm_up_loads_the_model_once_in_the_background_and_a_question_shares_it(tmp_path, embed_model,
+                                                                                monkeypatch):
+    ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
+    assert ws.ingest(pdf_bytes(PEW), PEW).status == "ingested"
+    loads, release = [], threading.Event()
+
+    def slow_model(settings, progress=None):
+        loads.append(threading.current_thread().name)
+        release.wait(10)
+        return object()
+
+    monkeypatch.setattr(rag.models.llm, "make_llm", slow_model)
+    warm = Workspace(ws.settings, embed_model=embed_model)
+    started = time.monotonic()
+    thread = warm.warm_up()
+    assert time.monotonic() - started < 5 and "store" in warm.__dict__, "the store opens before warm_up returns"
+    got = []
+    asking = threading.Thread(target=lambda: got.append(warm.llm))  # a question arrives while it loads
+    asking.start()
+    time.sleep(0.5)
+    release.set()
+    thread.join(10), asking.join(10)
+    assert loads == ["warm-up"] and got == [warm.llm], "one load, in the warm-up thread, shared"
+    loaded = [name for name, index in warm.retriever.sparse.items() if index._key is not None]
+    assert loaded, "the search indexes were loaded in the background too"
+
+
+def test_a_model_set_while_the_warm_up_loads_is_kept(tmp_path, embed_model, monkeypatch):
+    release = threading.Event()
+    monkeypatch.setattr(rag.models.llm, "make_llm", lambda settings, progress=None: release.wait(10) and "loaded")
+    ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
+    thread = ws.warm_up()
+    ws.llm = "chosen"
+    release.set()
+    thread.join(10)
+    assert ws.llm == "chosen"
