@@ -137,8 +137,7 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
             finally:
                 chromium.close()
     asked = [questions[i % len(questions)] for i in range(users)]
-    if warm_up:
-        _warm_up(chromium, url, questions[0], timeout_s)
+    first = _first_question(chromium, url, questions[0], timeout_s) if warm_up else None
     pages = [open_chat(chromium.new_context(viewport={"width": 1300, "height": 900}), url, _FIRST_SEEN) for _ in asked]
     starts = []
     for page, question in zip(pages, asked):
@@ -165,17 +164,25 @@ def bench_ui(url: str, questions: list[str], users: int = 4, timeout_s: float = 
         if screenshots:
             page.screenshot(path=str(screenshots / f"user{n + 1}-answer.png"), full_page=True)
         page.context.close()
-    return {"users": users, "per_user": users_seen, **_summary(users_seen)}
+    return {"users": users, "first_question": first, "per_user": users_seen, **_summary(users_seen)}
 
 
-def _warm_up(chromium, url: str, question: str, timeout_s: float) -> None:
+def _first_question(chromium, url: str, question: str, timeout_s: float) -> dict:
+    """One question asked alone as soon as the chat is open: seconds until its answer is on screen, the
+    run's own seconds, and the difference (what start-up work the user waited for: issue 26's warm start)."""
     context = chromium.new_context()
     page = open_chat(context, url)
     page.locator('[data-testid="stChatInputTextArea"]').fill(question)
+    start = time.monotonic()
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
     reply = page.locator('[data-testid="stChatMessage"]').nth(1)
     reply.get_by_text(re.compile("answered in|Could not get an answer")).first.wait_for(timeout=timeout_s * 1000)
+    on_screen = time.monotonic() - start
+    run = re.search(r"answered in ([\d.]+) s", reply.inner_text())
     context.close()
+    run_s = float(run.group(1)) if run else None
+    return {"answer_s": round(on_screen, 2), "run_s": run_s,
+            "beyond_run_s": round(on_screen - run_s, 2) if run_s is not None else None}
 
 
 def _look(page, seen: dict, elapsed: float, screenshots: Path | None, n: int) -> None:

@@ -397,6 +397,9 @@ def cmd_bench_ui(args, settings: Settings) -> int:
              f"search ms {u.get('search_ms')}, asked for the model {u.get('queue_event_s')} s), "
              f"answer {u['answer_s']} s{'  ERROR ' + u['error'] if u['error'] else ''}"
              for n, u in enumerate(result["per_user"], 1)]
+    first = result["first_question"]
+    lines.insert(0, f"first question alone, as the chat opens: answer on screen {first['answer_s']} s, the run "
+                    f"{first['run_s']} s, {first['beyond_run_s']} s beyond the run (warm start)")
     lines.append(f"worst: queue line {result['max_queue_s']} s, first hop {result['max_first_hop_s']} s, "
                  f"answer {result['max_answer_s']} s; each answered its own question: {result['answered_own_question']}")
     _emit(args, result, "\n".join(lines))

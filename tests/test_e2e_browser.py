@@ -126,6 +126,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     shot(page, "03-first-hop-live")
     expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     answer_s = time.monotonic() - t0
+    run_s = float(re.search(r"answered in ([\d.]+) s", reply.inner_text()).group(1))
     model_failed = reply.get_by_text("Could not get an answer").count() > 0
     shot(page, "04-answer")
     assert not model_failed, "the local model must answer (see 04-answer.png)"
@@ -185,8 +186,12 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
 
     (ARTIFACTS / "timings.json").write_text(json.dumps(
         {"first_hop_on_screen_s": round(first_hop_s, 2), "answer_on_screen_s": round(answer_s, 2),
+         "first_question_run_s": run_s, "first_question_beyond_run_s": round(answer_s - run_s, 2),
          "model_failed": model_failed}))
-    print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s, model failed: {model_failed}")
+    # Issue 26's warm start: the first question after an upload waits for no start-up work (target ≤ 1 s
+    # beyond the run's own time; a figure, not an assertion: it is a time on a shared machine).
+    print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s (the run itself "
+          f"{run_s:.1f} s: {answer_s - run_s:.1f} s beyond it), model failed: {model_failed}")
 
 
 def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tmp_path):
