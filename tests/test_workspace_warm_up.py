@@ -31,6 +31,8 @@ def test_warm_up_loads_the_model_once_in_the_background_and_a_question_shares_it
     started = time.monotonic()
     thread = warm.warm_up()
     assert time.monotonic() - started < 5 and "store" in warm.__dict__, "the store opens before warm_up returns"
+    while not loads and thread.is_alive():  # the indexes first, then the model starts loading
+        time.sleep(0.05)
     got = []
     asking = threading.Thread(target=lambda: got.append(warm.llm))  # a question arrives while it loads
     asking.start()
