@@ -91,8 +91,9 @@ class ReaderSettings(BaseModel):
     """How evidence becomes an answer; each step can be switched off for ablations."""
 
     # "cascade": the evidence-line reader (rag/reader/cascade/); "pages": the model reads the best pages
-    # one at a time and code checks what it found (rag/reader). The page reader has not yet beaten the
-    # cascade on the wide set with the embedded 1.5B model (docs/results.md), so it is not the default.
+    # one at a time and code checks what it found (rag/reader). With the embedded 1.5B model the page
+    # reader beats the cascade on the wide set but loses dev badly (13% of answerable against 43%:
+    # docs/results.md), so it is not the default.
     engine: Literal["pages", "cascade"] = "cascade"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
