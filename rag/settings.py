@@ -91,19 +91,23 @@ class ReaderSettings(BaseModel):
     """How evidence becomes an answer; each step can be switched off for ablations."""
 
     # "cascade": the evidence-line reader (rag/reader/cascade/); "pages": the model reads the best pages
-    # one at a time and code checks what it found (rag/reader). The page reader has not yet beaten the
-    # cascade on the wide set with the embedded 1.5B model (docs/results.md), so it is not the default.
+    # one at a time and code checks what it found (rag/reader). With the embedded 1.5B model the page
+    # reader beats the cascade on the wide set but loses dev badly (13% of answerable against 43%:
+    # docs/results.md), so it is not the default.
     engine: Literal["pages", "cascade"] = "cascade"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
-    # of the document's pages, figures and tables).
-    skills: list[str] = Field(default_factory=lambda: ["compute", "outline"])
+    # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
+    # questions and none right, and its guesses answered an unanswerable one (docs/results.md).
+    skills: list[str] = Field(default_factory=lambda: ["outline"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain). The 1.5B model never searched again there (0 of 15 steps on wide, each ~17 s), so
     # by default the pages run out first; more pages suit a larger model behind OPENAI_BASE_URL.
     max_pages: int = 2
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as a window. Whole
-    # slides fit; a dense 10-K page is cut. Wide probe: 300 tokens 1/9, 1000 tokens 2/9 right.
+    # slides fit; a dense 10-K page is cut. Wide probes: 300 tokens 1/9, 1000 tokens 2/9 right; the whole
+    # page (up to 2,375 tokens) gave the same answers as the 800-token window on all 6 long first pages
+    # of 26 questions, at up to 66 s a read.
     page_tokens: int = 800
 
     # How much numbered evidence the model picks from, in its own tokens: every token is read on a CPU.
