@@ -9,7 +9,7 @@ import pytest
 from conftest import EVAL, PDFS
 
 from rag.reader.answer import Solution, not_found
-from rag.reader.pages import PageRef, candidates, named_positions, printed_offset, window
+from rag.reader.pages import PageRef, candidates, window
 from rag.reader.question import LAST_PAGE, understand
 from rag.reader.skills import page_skill
 from rag.reader.skills.compute import rounded
@@ -131,31 +131,3 @@ def test_the_answer_a_person_reads_and_the_short_one_scored():
 def test_the_dev_survey_page_is_read_whole():
     text = page_text(PDFS / "PH_2016.06.08_Economy-Final.pdf", 4)
     assert window(text, "economic mobility children", lambda s: len(s) // 4, 5000) == text
-
-
-def texts_of(path) -> dict[int, str]:
-    with pymupdf.open(path) as doc:
-        return {n + 1: page.get_text() for n, page in enumerate(doc)}
-
-
-@pytest.mark.parametrize(("path", "offset"), [
-    (MANUAL, 1),  # a manual whose cover is unnumbered: "28 Chapter 3" heads its 29th page
-    (WIDE / "obs-productdesc-en.pdf", 4),  # a product description after four front pages numbered i-iv
-    (PDFS / "2023.acl-long.386.pdf", -6980),  # a paper in proceedings: its 5th page prints 6985
-    (PDFS / "e79deb02a0c0e87511080836c5d4347b.pdf", 3),  # a strategic plan: "Version 1.3 2" ends its 5th page
-    (COSTCO, 0),  # a 10-K numbered from its first page
-    (WIDE / "camry_ebrochure.pdf", None),  # a brochure that prints no page numbers
-])
-def test_printed_page_numbers_are_found_where_most_pages_agree(path, offset):
-    assert printed_offset(texts_of(path)) == offset
-
-
-def test_a_page_named_by_number_is_first_the_page_that_prints_it():
-    q = understand("In the table at page 28, which signal has the least frequency?")
-    assert named_positions(q, 40, lambda: 1) == [29, 28]  # the printed page 28, then the 28th
-    assert named_positions(q, 40, lambda: None) == [28]
-    assert named_positions(understand("How many complete examples are in the figure on page 6985?"), 24,
-                           lambda: -6980) == [5]  # no 6985th page
-    first = understand("What is the name of the governor as mentioned on the first page of the document?")
-    assert (first.positions, named_positions(first, 17, lambda: 3)) == ([1], [1])  # a position, not a number
-    assert named_positions(understand("What is the title on the last page?"), 17, lambda: 3) == [17]

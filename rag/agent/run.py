@@ -40,8 +40,8 @@ from rag.reader import PageRef, Question, Solution
 from rag.reader.cascade import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
 from rag.reader.cascade.samples import counted_people, sample_sizes
 from rag.reader.outline import counting_program, outline
-from rag.reader.pages import named_positions, printed_offset
 from rag.reader.program import ComputeError, run_program
+from rag.reader.question import LAST_PAGE
 from rag.records import SearchResult
 from rag.trace import TraceWriter, redact
 
@@ -173,10 +173,8 @@ class PageSource:
         self._read: dict[str, dict[int, str]] = {}
 
     def named(self, question: Question) -> list[PageRef]:
-        """The pages a question names in each searched document (rag.reader.pages.named_positions)."""
-        refs = [PageRef(doc_id=d.doc_id, file=d.file, page=n, score=1.0, named=True) for d in self.docs
-                for n in named_positions(question, d.pages, lambda d=d: printed_offset(self._texts(d.doc_id)))]
-        return list({r.key: r for r in refs}.values())
+        return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
+                for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]
 
     def pages_numbered(self, page: int, hits) -> list[PageRef]:
         """Page `page` of the document a hit found it in, else of each searched document that has it."""

@@ -7,13 +7,10 @@ question and of the fragments found there, so a long 10-K page costs what a slid
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from rag.reader.question import LAST_PAGE, Question
 from rag.reader.text import content_words
 from rag.records import Hit
 
@@ -39,41 +36,6 @@ def candidates(named: list[PageRef], hits: list[Hit], read: set[tuple[str, int]]
         if ref.key not in read and ref.key not in out:
             out[ref.key] = ref
     return list(out.values())
-
-
-# a page number printed in a header (a first line starting with it: "28 Chapter 3") or a footer (a last line
-# ending with it: "Version 1.3 9", "- 17 -", "Page 17")
-_HEADER_NUMBER = re.compile(r"^(?:page\s*)?[-–]?\s*(\d{1,5})(?![\d.,:%/])", re.IGNORECASE)
-_FOOTER_NUMBER = re.compile(r"(?:^|\s)(?:page\s*)?[-–]?\s*(\d{1,5})\s*[-–]?$", re.IGNORECASE)
-MIN_NUMBERED = 3  # pages that must print their number at the same offset before "page N" means the printed N
-
-
-def printed_offset(texts: dict[int, str]) -> int | None:
-    """How far a document's printed page numbers are from its page positions (position - printed), when most
-    pages that print a number alone on a first or last line agree: a paper printing "6985" on its 5th page,
-    a manual whose cover is unnumbered. None when too few pages print one."""
-    offsets = Counter()
-    for page, text in texts.items():
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        printed = {int(m.group(1)) for ln in lines[:2] if (m := _HEADER_NUMBER.match(ln))} | \
-                  {int(m.group(1)) for ln in lines[-2:] if (m := _FOOTER_NUMBER.search(ln))}
-        offsets.update({page - n for n in printed})
-    if not offsets:
-        return None
-    offset, agree = offsets.most_common(1)[0]
-    return offset if agree >= MIN_NUMBERED and agree * 2 >= sum(offsets.values()) else None
-
-
-def named_positions(question: Question, pages: int, offset: Callable[[], int | None]) -> list[int]:
-    """The positions of the pages a question names in a document of `pages` pages: "page 17" is first the page
-    that prints 17 (when the printed numbers run at an `offset()` from the positions), then the 17th; "the
-    first page" and "the last page" are positions."""
-    shift = offset() if set(question.pages) - set(question.positions) else None
-    out: list[int] = []
-    for p in question.pages:
-        at = [pages] if p == LAST_PAGE else [p] if p in question.positions or not shift else [p + shift, p]
-        out += [n for n in at if 1 <= n <= pages and n not in out]
-    return out
 
 
 def window(text: str, focus: str, count_tokens: Callable[[str], int], budget: int) -> str:

@@ -40,8 +40,6 @@ class Question(BaseModel):
     asked: Asked = "text"
     unit: str | None = Field(None, description="the unit the question asks the answer in, when it names one")
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
-    positions: list[int] = Field(default_factory=list, description="those of its pages named by position "
-                                 "('the first page', 'the third slide'), not by the number printed on them")
     years: list[str] = Field(default_factory=list)
     arithmetic: bool = False
     direction: Literal["most", "least"] | None = None
@@ -60,7 +58,6 @@ def understand(question: str) -> Question:
     counted = _COUNTED.search(question)
     return Question(
         text=question, asked=asked, unit=unit.group(1).lower() if unit else None, pages=named_pages(question),
-        positions=[_ordinal(w) for w in _ORDINAL_REF.findall(question)],
         years=list(dict.fromkeys(_YEAR.findall(question))), arithmetic=info.compute and asked == "number",
         direction=direction, counted=counted.group(1).lower() if counted else None, structural=info.structural,
         pictures=bool(_PICTURES.search(question)),
@@ -75,12 +72,9 @@ def named_pages(question: str) -> list[int]:
         a = _number(first)
         b = _number(last) if last else a
         pages += list(range(a, min(b, a + MAX_NAMED_PAGES - 1) + 1)) if b >= a else [a, b]
-    pages += [_ordinal(word) for word in _ORDINAL_REF.findall(question)]
+    for word in _ORDINAL_REF.findall(question):
+        pages.append(LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower()))
     return list(dict.fromkeys(pages))
-
-
-def _ordinal(word: str) -> int:
-    return LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower())
 
 
 def _number(text: str) -> int:
