@@ -155,7 +155,7 @@ def _layout_sessions() -> list:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        for value in vars(obj).values():
+        for value in getattr(obj, "__dict__", {}).values():
             if isinstance(value, ort.InferenceSession):
                 found.append(value)
             elif type(value).__module__.startswith("pymupdf.layout"):
