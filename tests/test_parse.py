@@ -169,13 +169,16 @@ def _threads_and_tables(data: bytes) -> tuple[set[int], list[dict]]:
     return threads, [t.model_dump() for t in tables]
 
 
-def test_parsing_workers_run_the_layout_model_on_one_thread_and_find_the_same_tables():
+def test_parsing_workers_run_the_layout_model_on_one_thread_and_find_the_same_tables(monkeypatch):
     """Two workers and the embedder share two cores: a worker's layout model gets one sleeping thread."""
     import multiprocessing
+    import sys
     from concurrent.futures import ProcessPoolExecutor
 
     from rag.ingest import _in_worker
 
+    # An earlier test (Streamlit's AppTest) can leave a script as __main__, which a spawned worker would run.
+    monkeypatch.delattr(sys.modules["__main__"], "__file__", raising=False)
     data = pages_of(BESTBUY, [40, 41, 42, 43])  # financial statements
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=spawn, initializer=_in_worker) as pool:
