@@ -40,6 +40,8 @@ class OnnxSentenceEmbedding(BaseEmbedding):
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
+        # Idle threads sleep instead of spinning: during ingestion the parsing workers need those cores.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))

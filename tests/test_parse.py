@@ -142,3 +142,47 @@ def test_page_text_keeps_tables_as_header_value_rows():
     text = parsed.page_texts[1]
     assert "Revenue | January 28, 2023: $46,298 | January 29, 2022: $51,761" in text
     assert text.index("Consolidated Statements of Earnings") < text.index("Revenue |")
+
+
+def _layout_sessions() -> list:
+    """The ONNX sessions of PyMuPDF's layout model, which gates find_tables."""
+    import onnxruntime as ort
+
+    model = next(c.cell_contents for c in pymupdf._get_layout.__closure__)
+    found, todo, seen = [], [model], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        for value in getattr(obj, "__dict__", {}).values():
+            if isinstance(value, ort.InferenceSession):
+                found.append(value)
+            elif type(value).__module__.startswith("pymupdf.layout"):
+                todo.append(value)
+    return found
+
+
+def _threads_and_tables(data: bytes) -> tuple[set[int], list[dict]]:
+    threads = {s.get_session_options().intra_op_num_threads for s in _layout_sessions()}
+    tables = parse_pdf(data, "10k.pdf", SETTINGS.model_copy(update={"workers": 1})).tables
+    return threads, [t.model_dump() for t in tables]
+
+
+def test_parsing_workers_run_the_layout_model_on_one_thread_and_find_the_same_tables(monkeypatch):
+    """Two workers and the embedder share two cores: a worker's layout model gets one sleeping thread."""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rag.ingest import _in_worker
+
+    # An earlier test (Streamlit's AppTest) can leave a script as __main__, which a spawned worker would run.
+    monkeypatch.delattr(sys.modules["__main__"], "__file__", raising=False)
+    data = pages_of(BESTBUY, [40, 41, 42, 43])  # financial statements
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn, initializer=_in_worker) as pool:
+        threads, tables = pool.submit(_threads_and_tables, data).result()
+    here_threads, here_tables = _threads_and_tables(data)
+    assert threads == {1} and here_threads != {1}
+    assert len(tables) >= 2 and tables == here_tables

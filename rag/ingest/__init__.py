@@ -24,7 +24,7 @@ from rag.ingest.pdf import (
     printed_page_number,
     text_fragments,
 )
-from rag.ingest.tables import find_page_tables, row_text
+from rag.ingest.tables import find_page_tables, layout_model_threads, row_text
 from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
@@ -91,7 +91,7 @@ def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress:
               for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
     if workers not in _POOLS:
         _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=ocr.in_worker)
+                                             initializer=_in_worker)
     pool = _POOLS[workers]
     futures = [pool.submit(_parse_pages, *job, chunk) for chunk in chunks]
     to_read, done, read = job[-1], 0, 0
@@ -133,6 +133,12 @@ def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestS
 _CHUNK_PAGES = 4  # small enough for a progress bar that moves, large enough to keep workers busy
 # spawn, not fork: the parent runs threads (onnxruntime, llama.cpp, Streamlit) that fork would copy mid-state
 _POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _in_worker() -> None:
+    """Each worker's models get one core's share: two workers and the embedder share two cores."""
+    ocr.in_worker()
+    layout_model_threads(1)
 
 
 def stop_workers() -> None:

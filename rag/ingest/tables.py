@@ -21,6 +21,31 @@ _SYMBOL_ONLY = {"$", "€", "£", "%"}
 _MAX_HEADER_ROWS = 3
 
 
+def layout_model_threads(threads: int) -> None:
+    """Rebuild PyMuPDF's layout model (find_tables' gate) with ONNX sessions of `threads` threads that
+    sleep when idle. Its default, one spinning thread per core in each parsing worker, made two workers
+    and the embedder fight over two cores."""
+    import sys
+
+    import onnxruntime as ort
+
+    def make_session(model_path, providers=None):
+        options = ort.SessionOptions()
+        options.enable_cpu_mem_arena = False  # as PyMuPDF's own: memory goes back between pages
+        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(model_path, sess_options=options, providers=providers)
+
+    layout = sys.modules.get("pymupdf.layout")
+    if layout is None:  # pymupdf_layout not installed: find_tables runs without it
+        return
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pymupdf.layout") and hasattr(module, "make_session"):
+            module.make_session = make_session
+    pymupdf._get_layout = None
+    layout.activate()
+
+
 def page_may_have_tables(page: pymupdf.Page, min_rules: int = 4, min_numeric_rows: int = 3) -> bool:
     """Cheap (~10 ms) guard in front of find_tables, whose layout model costs ~0.8 s a page.
 
