@@ -119,14 +119,12 @@ def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> N
 
 
 def warm_up(ws: Workspace) -> None:
-    """Load the language model, the BM25 indexes and the router while the user types, once per
-    session (all three are cached by the workspace), so the first question's first hop shows at once."""
+    """Run one search while the user types, once per session, so the first question's first hop shows
+    at once: the router and the indexes of the documents there are now (an upload may have added
+    some since the server started). The language model is loaded by the workspace's own warm-up."""
     if "warm_up" not in st.session_state:
-        def load() -> None:
-            ws.search("warm-up")
-            _ = ws.llm
-
-        st.session_state.warm_up = threading.Thread(target=load, name="warm-up", daemon=True)
+        st.session_state.warm_up = threading.Thread(target=ws.search, args=("warm-up",), name="warm-up",
+                                                    daemon=True)
         st.session_state.warm_up.start()
 
 
