@@ -35,10 +35,12 @@ def follow(ws: Workspace, live: LiveRun) -> None:
     The status box's title (the latest news, the elapsed time) is rewritten every half second and
     before the news is drawn, so the queue line does not wait for a hop's cards. Each rewrite lets
     Streamlit end this script run when the user clicks Stop or anything else, and the next run
-    picks the question up again from its first event. The answer is drawn by the rerun that follows,
-    from the saved turn: drawn here too, it showed twice while Streamlit swapped the two runs' elements."""
-    st.button("Stop", key=f"stop_{live.turn.conversation_id}_{live.turn.n}", icon=":material/stop_circle:",
-              on_click=live.stop, disabled=live.control.stopped, help="Stop this question (it keeps its evidence)")
+    picks the question up again from its first event. The answer is drawn here as soon as it comes;
+    the rerun that follows draws the saved turn over it element for element (`show_turn` keeps the
+    Stop button's slot), so it neither waits for that rerun nor shows twice."""
+    stop = st.empty()
+    stop.button("Stop", key=f"stop_{live.turn.conversation_id}_{live.turn.n}", icon=":material/stop_circle:",
+                on_click=live.stop, disabled=live.control.stopped, help="Stop this question (it keeps its evidence)")
     seen, label, queue = 0, "Starting the agent (the first question also loads the language model) …", ""
     with st.status(label, expanded=True) as status:
         while True:
@@ -52,6 +54,8 @@ def follow(ws: Workspace, live: LiveRun) -> None:
             if live.over and seen == len(live.events):
                 break
         status.update(label=label, state="error" if live.error else "complete", expanded=False)
+    stop.empty()
+    show_answer(ws, live.answer, live.error)
 
 
 def show_turn(ws: Workspace, turn: Turn) -> None:
@@ -60,6 +64,7 @@ def show_turn(ws: Workspace, turn: Turn) -> None:
         st.warning("This question was interrupted: the server restarted before it was answered. Ask it again.",
                    icon=":material/restart_alt:")
         return
+    st.empty()  # where the Stop button was while it ran: the live view's elements stay in place
     events = turn.hop_events()
     if events:
         hops = sum(e.kind == "hop_end" for e in events)
