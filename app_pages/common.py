@@ -18,8 +18,7 @@ from rag.agent.events import (
     Waiting,
 )
 from rag.control import queue_text
-from rag.ingest.tables import parse_row
-from rag.records import MODALITY_NAMES, Hit, Table
+from rag.records import MODALITY_NAMES, Cell, Hit, Table
 from rag.settings import Settings
 from rag.ui.conversations import Conversations
 from rag.ui.helpers import crop_png, page_png
@@ -107,9 +106,8 @@ def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
     with st.container(border=True):
         mark = ":green-background[:material/check: picked] · " if picked else ""
         st.caption(f"{mark}{MODALITY_NAMES[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
-        if f.modality == "table":
-            header, values = parse_row(f.text)
-            st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)  # static HTML: shows at once
+        if f.modality == "table" and f.cells:
+            row_table(f.cells)
         elif f.modality == "image_caption":
             pdf = ws.store.pdf_path(f.doc_id)
             if pdf.exists():
@@ -124,6 +122,11 @@ def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
                 st.caption(f"In the chart: {_escape(_shorten(str(inside), 300))}")
         else:
             st.markdown(_escape(_shorten(f.text, 400)))
+
+
+def row_table(cells: list[Cell]) -> None:
+    """A table row as a one-row table under its column headers (static HTML: it shows at once)."""
+    st.table(pd.DataFrame([[c.value for c in cells]], columns=_unique([c.header for c in cells])), hide_index=True)
 
 
 def chart_table(ws: Workspace, doc_id: str, table_id: str) -> Table | None:
@@ -156,9 +159,8 @@ def evidence_card(item: dict) -> None:
     with st.container(border=True):
         st.caption(f":green-background[**{item['id']}** picked] · {item.get('kind', '')} · p. {item['page']} · "
                    f"{item.get('file', '')}")
-        if item.get("kind") == "table":
-            header, values = parse_row(item["text"])
-            st.table(pd.DataFrame([values], columns=_unique(header)), hide_index=True)
+        if item.get("kind") == "table" and item.get("cells"):
+            row_table([Cell(**c) for c in item["cells"]])
         else:
             st.markdown(f":green-background[{_escape(_shorten(item['text'], 400))}]")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rag.guard import withhold_instructions
-from rag.records import BBox, Hit
+from rag.records import BBox, Cell, Hit
 
 MAX_ITEM_CHARS = 320
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"“(A-Z0-9•–-])")
@@ -35,6 +35,7 @@ class EvidenceItem(BaseModel):
     score: float = 0.0
     fragment_id: str | None = None
     bbox: BBox | None = None
+    cells: list[Cell] = Field(default_factory=list, description="a table row's cells, as ingestion read them")
 
 
 class Evidence(BaseModel):
@@ -80,7 +81,7 @@ def from_hits(hits: list[Hit]) -> list[EvidenceItem]:
         f = hit.fragment
         pieces = split_text(f.text) if f.modality == "text" else [f.text[: 2 * MAX_ITEM_CHARS]]
         items += [EvidenceItem(text=p, kind=f.modality, doc_id=f.doc_id, file=f.file, page=f.page, score=hit.score,
-                               fragment_id=f.id, bbox=f.bbox) for p in pieces]
+                               fragment_id=f.id, bbox=f.bbox, cells=f.cells) for p in pieces]
     return items
 
 

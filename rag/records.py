@@ -6,11 +6,38 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rag.text import cell_number
+
 Modality = Literal["text", "table", "image_caption"]
 MODALITIES: tuple[Modality, ...] = ("text", "table", "image_caption")
 MODALITY_NAMES = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
 
 BBox = tuple[float, float, float, float]
+
+
+class Cell(BaseModel):
+    """One table cell as ingestion read it: its column's header ("" where the column has none or repeats the
+    last), the value as printed, and the number and unit in it when the value is one ("4.2 MW" → 4.2, "MW";
+    a unit the header states in brackets, "Revenue ($ millions)", when the value has none)."""
+
+    header: str = ""
+    value: str
+    number: float | None = None
+    unit: str = ""
+
+    @classmethod
+    def read(cls, header: str, value: str) -> Cell:
+        number, unit = cell_number(header, value)
+        return cls(header=header, value=value, number=number, unit=unit)
+
+    @property
+    def line(self) -> str:
+        return f"{self.header}: {self.value}" if self.header else self.value
+
+
+def cells_text(cells: list[Cell]) -> str:
+    """A row as one line, "Header: value | value | Header: value": how it is embedded, shown and read."""
+    return " | ".join(c.line for c in cells)
 
 
 class Fragment(BaseModel):
@@ -24,6 +51,7 @@ class Fragment(BaseModel):
     bbox: BBox
     text: str
     extra: dict[str, str | int | float] = Field(default_factory=dict)
+    cells: list[Cell] = Field(default_factory=list, description="a table row's cells; empty for other fragments")
 
 
 class ChartInfo(BaseModel):

@@ -94,7 +94,7 @@ class ReaderSettings(BaseModel):
     # one at a time and code checks what it found (rag/reader). With the embedded 1.5B model the page
     # reader beats the cascade on the wide set but loses dev badly (13% of answerable against 43%:
     # docs/results.md), so it is not the default.
-    engine: Literal["pages", "cascade"] = "cascade"
+    engine: Literal["auto", "pages", "cascade"] = "cascade"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
     # questions and none right, and its guesses answered an unanswerable one (docs/results.md).

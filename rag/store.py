@@ -22,7 +22,7 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from rag.ids import page_id
-from rag.records import MODALITIES, DocumentInfo, Fragment, Modality, ParsedDocument, Table
+from rag.records import MODALITIES, Cell, DocumentInfo, Fragment, Modality, ParsedDocument, Table
 from rag.settings import Settings
 from rag.timing import timed
 
@@ -286,6 +286,7 @@ def _node(fragment: Fragment, vector: list[float]) -> TextNode:
             "modality": fragment.modality,
             "bbox": json.dumps([round(v, 2) for v in fragment.bbox]),
             "extra": json.dumps(fragment.extra),
+            **({"cells": json.dumps([c.model_dump() for c in fragment.cells])} if fragment.cells else {}),
         },
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=fragment.doc_id)},
     )
@@ -368,7 +369,18 @@ def fragment_from_node(node) -> Fragment:
         bbox=tuple(json.loads(meta["bbox"])),
         text=node.get_content(),
         extra=json.loads(meta.get("extra") or "{}"),
+        cells=_cells(meta, node.get_content()),
     )
+
+
+def _cells(meta: dict, text: str) -> list[Cell]:
+    if "cells" in meta:
+        return [Cell(**c) for c in json.loads(meta["cells"])]
+    if meta["modality"] != "table":
+        return []
+    # A row stored before fragments kept their cells: read back from "H1: v1 | v2" (a value holding
+    # " | " or ": " splits wrongly, which is why cells are stored now).
+    return [Cell.read(*part.split(": ", 1)) if ": " in part else Cell.read("", part) for part in text.split(" | ")]
 
 
 def _info(doc_id: str, meta: dict) -> DocumentInfo:

@@ -128,3 +128,11 @@ def test_what_a_picture_shows_is_not_guessed(run):
     result, events, llm = run([], question="How many people appear in the pictures on pages 3 and 4?")
     assert result.short_answer == "Not answerable" and "pictures cannot be read" in result.answer
     assert not reads(events) and not llm.prompts
+
+
+def test_auto_leaves_counts_to_the_cascade_and_reads_pages_for_the_rest(run):
+    _, events, _ = run([copy_from_page()], reader_settings={"engine": "auto"})
+    assert reads(events), "an open question: the model reads pages"
+    result, events, llm = run([lambda prompt: "1"] * 10, question="How many adults were surveyed in total?",
+                              reader_settings={"engine": "auto"})
+    assert not reads(events) and result.skill != "read_page" and llm.prompts, "a count: the cascade's skills"

@@ -16,7 +16,6 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages.common import conversations, live_runs, status_news, workspace
 from rag.agent.events import HopEnd, HopStart, LLMCall, Waiting
-from rag.ingest.tables import parse_row
 from rag.trace import list_runs
 from rag.ui.helpers import answer_markdown, crop_png, page_png
 from rag.workspace import Workspace
@@ -388,11 +387,6 @@ def shown_turns(at: AppTest) -> list[tuple]:
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def test_table_row_fragment_parses_into_header_and_values():
-    assert parse_row("Year: 2014 | Hispanics: 40% | 55%") == (["Year", "Hispanics", ""], ["2014", "40%", "55%"])
-    assert parse_row("Note: a: b") == (["Note"], ["a: b"])
 
 
 def test_answer_markdown_marks_missing_and_keeps_dollars():

@@ -4,6 +4,7 @@ when one clearly fits. Pure functions over real statement rows; no model."""
 from __future__ import annotations
 
 from rag.context import EvidenceItem
+from rag.records import Cell
 from rag.reader.cascade import (
     Candidate,
     clear_choice,
@@ -31,10 +32,16 @@ PAGES = "\f".join(HEAD.format(title, body) for title, body in [  # pages, split 
 ])
 
 
+def table_rows(rows: list[str], page: int) -> list[EvidenceItem]:
+    """Rows written as the store prints them ("Header: value | value"), with the cells ingestion gave them."""
+    return [EvidenceItem(id=f"E{n}", text=row, kind="table", doc_id="d", file="bb.pdf", page=page, score=0.5,
+                         cells=[Cell.read(*part.split(": ", 1)) if ": " in part else Cell.read("", part)
+                                for part in row.split(" | ")])
+            for n, row in enumerate(rows, 1)]
+
+
 def options():
-    items = [EvidenceItem(id=f"E{n}", text=row, kind="table", doc_id="d", file="bb.pdf", page=1, score=0.5)
-             for n, row in enumerate(ROWS, 1)]
-    return number_candidates(items)
+    return number_candidates(table_rows(ROWS, 1))
 
 
 def test_words_on_every_page_weigh_less_than_words_on_one():
@@ -76,8 +83,7 @@ def test_a_count_the_document_totals_is_its_total_row():
             "Total Domestic segment stores | 2023 Stores Opened: 9 | 2023 Stores Closed: (15) | "
             "2023 Total Stores at End of Fiscal Year: 978",
             "Best Buy | 2023 Stores Opened: 1 | 2023 Total Stores at End of Fiscal Year: 925"]
-    items = [EvidenceItem(id=f"E{n}", text=row, kind="table", doc_id="d", file="bb.pdf", page=19, score=0.5)
-             for n, row in enumerate(rows, 1)]
+    items = table_rows(rows, 19)
     totals = counted_totals(number_candidates(items, count=True), "How many domestic stores does Best Buy have?")
     assert sorted(o.value for o in totals) == ["(15)", "9", "978", "978"], "the rows that total domestic stores"
     assert counted_totals(number_candidates(items, count=True), "How many people work at Best Buy?") == []

@@ -14,9 +14,9 @@ from rag.reader.question import LAST_PAGE, understand
 from rag.reader.skills import page_skill
 from rag.reader.skills.compute import rounded
 from rag.reader.skills.read_page import with_unit
-from rag.reader.text import numbers, plain_number, stem
 from rag.reader.verify import on_page, values_on_page, why_not
 from rag.records import Fragment, Hit
+from rag.text import cell_number, numbers, plain_number, stem
 
 WIDE = EVAL / "wide" / "pdfs"
 MANUAL = WIDE / "91521110100M_4K_UHD_Display_User_Manual_V1.1.pdf"
@@ -131,3 +131,17 @@ def test_the_answer_a_person_reads_and_the_short_one_scored():
 def test_the_dev_survey_page_is_read_whole():
     text = page_text(PDFS / "PH_2016.06.08_Economy-Final.pdf", 4)
     assert window(text, "economic mobility children", lambda s: len(s) // 4, 5000) == text
+
+
+@pytest.mark.parametrize("header, value, expected", [
+    ("Revenue ($ millions)", "9,912", (9912.0, "$ millions")),  # the header states the unit
+    ("Share (%)", "55", (55.0, "%")),
+    ("Total (in millions)", "12.5", (12.5, "in millions")),
+    ("Rated power", "4.2 MW", (4.2, "MW")),  # the cell does
+    ("", "$1,234.5", (1234.5, "$")),
+    ("", "41% same", (None, "")),  # words around a value: not a value
+    ("", "Q3 2015", (None, "")),
+    ("Ages", "18-29", (None, "")),
+])
+def test_a_cell_is_a_number_only_when_it_is_one_value(header, value, expected):
+    assert cell_number(header, value) == expected

@@ -27,6 +27,13 @@ def test_ingest_keeps_the_pdf_and_counts_match_the_collections(workspace):
     assert (doc.file, doc.status, doc.fragments) == (PEW, "ready", report.fragments)
 
 
+def test_table_rows_come_back_from_the_store_with_their_cells(workspace):
+    report = workspace.ingest(SMALL, PEW)
+    rows = workspace.store.fragments("table", report.doc_id)
+    assert rows and all(f.cells and " | ".join(c.line for c in f.cells) == f.text for f in rows)
+    assert any(c.number is not None and c.unit == "%" for f in rows for c in f.cells)
+
+
 def test_ingesting_the_same_file_twice_is_a_no_op(workspace):
     first = workspace.ingest(SMALL, PEW)
     second = workspace.ingest(SMALL, "renamed copy.pdf")

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = [  # lowest first; a module may import its own floor or any below
     ("rag.records", "rag.ids", "rag.settings", "rag.timing", "rag.control", "rag.faults", "rag.progress",
-     "rag.trace", "rag.prompts", "rag.guard", "rag.models", "rag.embed"),
+     "rag.trace", "rag.prompts", "rag.guard", "rag.models", "rag.embed", "rag.text"),
     ("rag.ingest",),
     ("rag.store", "rag.sparse"),
     ("rag.retrieve", "rag.context"),

@@ -11,8 +11,10 @@ from rag.ids import fragment_id
 from rag.ingest.figures import FIGURE_TEXT_CHARS, detect_figures, find_page_figures
 from rag.ingest.pdf import page_blocks
 from rag.ingest.tables import find_page_tables, page_may_have_tables
+from rag.records import cells_text
 
 PDFS = Path(__file__).resolve().parents[2] / "shared/eval/pdfs"
+WIDE = PDFS.parent / "wide/pdfs"
 BESTBUY = "BESTBUY_2023_10K.pdf"
 PEW_ECONOMY = "PH_2016.06.08_Economy-Final.pdf"
 PEW_POLITICS = "05-03-18-political-release.pdf"
@@ -49,6 +51,27 @@ def test_statement_rows_read_on_their_own(earnings):
     assert revenue.modality == "table" and revenue.page == 40
     assert [f.id for f in fragments] == [fragment_id(DOC_ID, "table", 40, n) for n in range(len(fragments))]
     assert revenue.extra == {"table_id": f"{DOC_ID[:16]}:t40:0", "row": 0, "ncols": 4}
+
+
+def test_a_row_keeps_its_cells_typed_and_its_text_is_made_from_them(earnings):
+    fragments, _ = earnings
+    revenue = next(f for f in fragments if "Revenue" in f.text)
+    assert [(c.header, c.value, c.number, c.unit) for c in revenue.cells[:2]] == [
+        ("Fiscal Years Ended", "Revenue", None, ""), ("January 28, 2023", "$46,298", 46298.0, "$")]
+    assert all(cells_text(f.cells) == f.text for f in fragments)
+
+
+@pytest.mark.parametrize("name, page_no, row, header, value, number, unit", [
+    ("COSTCO_2021_10K.pdf", 5, "Gold Star", "", "50,200", 50200.0, ""),  # a 10-K's columns without headers
+    ("PG_2020.05.21_International-Cooperation-COVID_FINAL.pdf", 19, "Total", "More", "29%", 29.0, "%"),  # survey shares
+    ("91521110100M_4K_UHD_Display_User_Manual_V1.1.pdf", 7, "Searching for a signal", "Blue ON", "ON", None, ""),  # a manual
+])
+def test_cells_on_other_kinds_of_document(name, page_no, row, header, value, number, unit):
+    with pymupdf.open(WIDE / name) as doc:
+        fragments, _ = find_page_tables(doc[page_no - 1], DOC_ID, name)
+    [found] = [f for f in fragments if row in f.text]
+    [cell] = [c for c in found.cells if (c.header, c.value) == (header, value)]
+    assert (cell.number, cell.unit) == (number, unit)
 
 
 def test_table_loads_back_as_dataframe(earnings):

@@ -121,7 +121,7 @@ class DocAgent(Workflow):
 
     @property
     def reads_pages(self) -> bool:
-        return self.state.reader.engine == "pages" and self.source is not None
+        return self.state.reads_pages and self.source is not None
 
     @step
     async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:

@@ -32,7 +32,7 @@ from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
 from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
-from rag.ingest.tables import row_text
+from rag.ingest.tables import row_cells
 from rag.models.llm import for_run, model_load
 from rag.models.structured import token_counter
 from rag.prompts import NOT_IN_DOCUMENTS
@@ -42,7 +42,7 @@ from rag.reader.cascade.samples import counted_people, sample_sizes
 from rag.reader.outline import counting_program, outline
 from rag.reader.program import ComputeError, run_program
 from rag.reader.question import LAST_PAGE
-from rag.records import SearchResult
+from rag.records import SearchResult, cells_text
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
@@ -132,7 +132,7 @@ async def stream_answer(
     agent = DocAgent(for_run(llm, control), state,
                      search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
                      lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history,
-                     source=PageSource(workspace.store, doc_ids) if state.reader.engine == "pages" else None)
+                     source=PageSource(workspace.store, doc_ids) if state.reads_pages else None)
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
@@ -259,9 +259,9 @@ def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
         for table in store.tables(doc_id):
             if hit := found.get((doc_id, table.table_id)):
                 f = hit.fragment
-                rows += [EvidenceItem(text=text, kind="table", doc_id=doc_id, file=f.file, page=table.page,
-                                      score=hit.score) for row in table.rows
-                         if is_total_of(text := row_text(table.header, row), counted)]
+                rows += [EvidenceItem(text=cells_text(cells), kind="table", doc_id=doc_id, file=f.file, page=table.page,
+                                      score=hit.score, cells=cells) for row in table.rows
+                         if is_total_of(cells_text(cells := row_cells(table.header, row)), counted)]
     return rows
 
 

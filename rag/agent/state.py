@@ -45,6 +45,14 @@ class RunState:
         self.info = analyse(self.question)
         self.question_record = understand(self.question)
 
+    @property
+    def reads_pages(self) -> bool:
+        """Whether the model reads pages for this question, or the evidence-line cascade answers it:
+        "auto" leaves counts and arithmetic to the cascade's skills and gives every other question to
+        page reading."""
+        engine, q = self.reader.engine, self.question_record
+        return engine == "pages" or (engine == "auto" and not (q.arithmetic or q.counted))
+
     def remember(self, hits: list[Hit]) -> list[str]:
         """Record a hop's hits; return the ids not seen in earlier hops."""
         new = [h.fragment.id for h in hits if h.fragment.id not in self.seen]

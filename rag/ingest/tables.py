@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pymupdf
 
 from rag.ids import fragment_id, table_id
-from rag.records import BBox, Fragment, Table
+from rag.records import BBox, Cell, Fragment, Table, cells_text
 
 Grid = list[list[str | None]]
 Word = tuple[float, float, float, float, str]
@@ -126,35 +126,32 @@ def find_page_tables(
                     page=page_no,
                     modality="table",
                     bbox=bbox,
-                    text=row_text(header, row),
+                    text=cells_text(cells := row_cells(header, row)),
                     extra={"table_id": table.table_id, "row": i, "ncols": len(header)},
+                    cells=cells,
                 )
             )
     return fragments, tables
+
+
+def row_cells(header: list[str], row: list[str]) -> list[Cell]:
+    """A row's filled cells, each with its column's header unless the header is a placeholder or repeats
+    the cell before it (a header spanning columns)."""
+    cells, last_name = [], None
+    for name, value in zip(header, row):
+        if not value:
+            continue
+        labelled = not _is_placeholder(name) and name != last_name
+        cells.append(Cell.read(name if labelled else "", value))
+        last_name = name
+    return cells
 
 
 def row_text(header: list[str], row: list[str]) -> str:
     # "Header: value" pairs rather than a header line over a value line: each number
     # keeps its column label next to it, so a lone row embeds and cites unambiguously
     # even for wide tables, and nothing relies on positional alignment.
-    parts, last_name = [], None
-    for name, value in zip(header, row):
-        if not value:
-            continue
-        labelled = not _is_placeholder(name) and name != last_name
-        parts.append(f"{name}: {value}" if labelled else value)
-        last_name = name
-    return " | ".join(parts)
-
-
-def parse_row(text: str) -> tuple[list[str], list[str]]:
-    """A row fragment "H1: v1 | H2: v2 | v3" back into (header, values); unlabelled cells get ""."""
-    header, values = [], []
-    for cell in text.split(" | "):
-        name, sep, value = cell.partition(": ")
-        header.append(name if sep else "")
-        values.append(value if sep else cell)
-    return header, values
+    return cells_text(row_cells(header, row))
 
 
 @contextmanager

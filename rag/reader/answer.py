@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rag.reader.pages import PageRef
-from rag.reader.text import numbers, plain_number
+from rag.text import numbers, plain_number
 
 NOT_ANSWERABLE = "Not answerable"
 NOT_IN_DOCUMENTS = "Not in the documents"

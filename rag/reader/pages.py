@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from rag.reader.text import content_words
+from rag.text import content_words
 from rag.records import Hit
 
 

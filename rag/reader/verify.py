@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz
 
-from rag.reader.text import content_words, numbers
+from rag.text import content_words, numbers
 
 LINE_MATCH = 80  # rapidfuzz partial ratio: the quoted line is on the page, up to OCR and spacing slips
 WORDS_ON_PAGE = 0.5  # share of an answer's content words the page must hold

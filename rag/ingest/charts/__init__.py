@@ -21,7 +21,7 @@ from rag.ingest.charts.pairing import pair_chart
 from rag.ingest.charts.pixels import ReadImage, inside_figure, read_pixels
 from rag.ingest.figures import FIGURE_TEXT_CHARS, SCARCE_TEXT, Line, detect_figures, figure_text
 from rag.ingest.pdf import Warn
-from rag.records import BBox, ChartInfo, Fragment, Table
+from rag.records import BBox, Cell, ChartInfo, Fragment, Table, cells_text
 
 # How far around the drawing (left, top, right, bottom) its row labels, legend and ticks may be.
 _MARGIN = (200.0, 40.0, 60.0, 30.0)
@@ -349,11 +349,9 @@ def _row_fragments(figure: Fragment, table: Table, start: int) -> list[Fragment]
     title = _short(table.chart.title, _ROW_CHARS) or f"figure on p. {figure.page}"
     out = []
     for i, row in enumerate(table.rows):
-        cells = [
-            f"{name}: {value}" if name != "value" else value
-            for name, value in zip(table.header[1:], row[1:])
-            if value
-        ]
+        cells = [Cell.read("Chart", title), Cell.read("", row[0])]
+        cells += [Cell.read(name if name != "value" else "", value) for name, value in zip(table.header[1:], row[1:])
+                  if value]
         out.append(
             Fragment(
                 id=fragment_id(figure.doc_id, "table", figure.page, start + i),
@@ -362,13 +360,14 @@ def _row_fragments(figure: Fragment, table: Table, start: int) -> list[Fragment]
                 page=figure.page,
                 modality="table",
                 bbox=figure.bbox,
-                text=" | ".join([f"Chart: {title}", row[0], *cells]),
+                text=cells_text(cells),
                 extra={
                     "table_id": table.table_id,
                     "row": i,
                     "ncols": len(table.header),
                     "figure_id": figure.id,
                 },
+                cells=cells,
             )
         )
     return out

@@ -27,7 +27,6 @@ from pydantic import BaseModel, Field, create_model
 from rag import prompts
 from rag.context import Evidence, EvidenceItem
 from rag.ingest.figures import CHART_MARK
-from rag.ingest.tables import parse_row
 from rag.reader.cascade.extremes import (
     Comparison,
     asks_amount,
@@ -44,7 +43,9 @@ from rag.reader.cascade.extremes import (
 )
 from rag.reader.cascade.extremes import program as comparison_program
 from rag.reader.cascade.formulas import Plan, asked_line, line_rank, named_ratio, ratio_plan
-from rag.reader.cascade.question import STOPWORDS, QuestionInfo, missing_names, missing_options
+from rag.records import Cell
+from rag.text import STOPWORDS
+from rag.reader.cascade.question import QuestionInfo, missing_names, missing_options
 from rag.reader.cascade.samples import Counted, Sample, counted_people, names_group, sample_for
 from rag.reader.program import ComputeError, run_program
 from rag.settings import ReaderSettings
@@ -464,7 +465,7 @@ class Reader:
                       retry: str) -> Attempt:
         if info.answer_type == "number" and not retry and self.settings.table_cells:
             for item in picked:
-                if item.kind == "table" and (cell := cell_answer(question, item.text)):
+                if item.kind == "table" and (cell := cell_answer(question, item.cells)):
                     return Attempt(ok=True, value=cell, cited=[item.id], reason="the row's cell in the column asked for")
         ids = Literal[tuple(p.id for p in picked)]
         written = list(dict.fromkeys(n for p in picked for n in numbers_written(p.text)
@@ -576,7 +577,7 @@ def plain(value: Any) -> str:
 
 def shown(item: EvidenceItem) -> dict:
     """A picked line as events carry it."""
-    return item.model_dump(include={"id", "text", "page", "file", "kind", "fragment_id"})
+    return item.model_dump(include={"id", "text", "page", "file", "kind", "fragment_id", "cells"})
 
 
 def messages(prompt: str) -> list[ChatMessage]:
@@ -629,7 +630,7 @@ def number_candidates(items: list[EvidenceItem], count: bool = False) -> list[Ca
     found: dict[tuple[str, str], Candidate] = {}
     for item in items:
         if item.kind == "table":
-            pairs = [(value, context) for context, value in row_cells(item.text)]
+            pairs = [(value, context) for context, value in labelled_values(item.cells)]
         else:
             text, _, chart = item.text.partition(CHART_MARK) if item.kind == "image_caption" else (item.text, "", "")
             pairs = text_numbers(text) + chart_cells(chart)
@@ -782,11 +783,11 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def row_cells(row: str) -> list[tuple[str, str]]:
+def labelled_values(row: list[Cell]) -> list[tuple[str, str]]:
     """A table row's numeric cells as (row label · column header, value); a text cell labels the values
     after it (rows the parser merged)."""
     cells, label = [], ""
-    for h, v in zip(*parse_row(row)):
+    for h, v in ((c.header, c.value) for c in row):
         if re.fullmatch(NUMBER_PATTERN, v.strip()) and label:
             cells.append((f"{label} · {h}".strip(" ·"), v.strip()))
         else:
@@ -800,10 +801,10 @@ def _around(text: str, start: int, end: int, before: int = 50, after: int = 50) 
     return " ".join(f"{left}[…]{right}".split())
 
 
-def cell_answer(question: str, row: str) -> str | None:
+def cell_answer(question: str, row: list[Cell]) -> str | None:
     """A table row's value in the column the question names ("fiscal 2023", "January 28, 2023"): code picks
     the cell when exactly one column header matches best; a one-value row gives its value."""
-    cells = [(context, value) for context, value in row_cells(row)]
+    cells = labelled_values(row)
     if len(cells) == 1:
         return cells[0][1]
     asked = asked_years(question)

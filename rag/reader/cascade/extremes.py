@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple
 
 import pandas as pd
 
-from rag.reader.cascade.question import STOPWORDS
+from rag.text import STOPWORDS
 
 Way = Literal["max", "min"]
 

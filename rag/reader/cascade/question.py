@@ -10,6 +10,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel
+
+from rag.text import STOPWORDS
 from rapidfuzz.distance import Levenshtein
 
 AnswerType = Literal["number", "text", "list", "yes_no", "choice"]
@@ -50,13 +52,6 @@ _FISCAL = re.compile(r"\bFY\s?'?((?:19|20)\d\d)\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]+|\d[\d,.]*%?")
 
 # Words that ask rather than name: never a term the evidence must hold.
-STOPWORDS = set("""
-a an the of in on at to for from by with and or not no nor but as is are was were be been being do does did
-has have had what which who whom whose when where why how many much according report document paper survey
-this that these those their there them they its it his her our your you we i me my among all any each both
-between into than then so such very more most less least also only other about over under per please write
-answer format list float integer int string directly yes e g eg one two three four five
-""".split())
 _NOT_NAMES = {"According", "Among", "Please", "Write", "Answer", "Directly", "Represent", "Round", "Based",
               "Float", "Integer", "List", "String", "Int", "Str", "Yes", "No", "FY", "Q", "Figure", "Fig", "Table",
               "Section", "Chapter", "Appendix", "Exhibit", "Page", "Slide"}

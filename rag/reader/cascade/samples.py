@@ -10,9 +10,9 @@ import re
 from typing import NamedTuple
 
 from rag.context import EvidenceItem
-from rag.ingest.tables import row_text
-from rag.reader.cascade.question import STOPWORDS
-from rag.records import Table
+from rag.ingest.tables import row_cells
+from rag.text import STOPWORDS
+from rag.records import Table, cells_text
 
 _PEOPLE = (r"people|adults|persons|respondents|voters|americans|users|seniors|latinos|hispanics|democrats|"
            r"republicans|men|women|students|employees|workers|participants|customers|children|residents|"
@@ -84,8 +84,9 @@ def _table_samples(doc_id: str, file: str, table: Table) -> list[Sample]:
             labels = row[0].split() if len(row[0].split()) == len(sizes) else []
         for label, size in zip(labels, sizes):
             if re.fullmatch(_NUMBER, size):
-                item = EvidenceItem(text=row_text(table.header, row), kind="table", doc_id=doc_id, file=file,
-                                    page=table.page, score=1.0)
+                cells = row_cells(table.header, row)
+                item = EvidenceItem(text=cells_text(cells), kind="table", doc_id=doc_id, file=file,
+                                    page=table.page, score=1.0, cells=cells)
                 found.append(Sample(_int(size), label, item))
     return found
 

@@ -12,7 +12,7 @@ from rag.reader.program import ComputeError, run_program
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, Read
 from rag.reader.skills.read_page import page_messages
-from rag.reader.text import numbers, plain_number
+from rag.text import numbers, plain_number
 from rag.reader.verify import values_on_page
 
 

@@ -14,7 +14,7 @@ from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, Read
-from rag.reader.text import NUMBER, page_scale, unit_after
+from rag.text import NUMBER, page_scale, unit_after
 from rag.reader.verify import why_not
 
 LINE_CHARS = 300

@@ -1,10 +1,17 @@
-"""Words and numbers of document text and answers: the reader's one stemmer and one number parser."""
+"""Words and numbers of document text and answers: the one stemmer and the one number parser, for
+ingestion's table cells and the reader alike."""
 
 from __future__ import annotations
 
 import re
 
-from rag.reader.cascade.question import STOPWORDS
+STOPWORDS = set("""
+a an the of in on at to for from by with and or not no nor but as is are was were be been being do does did
+has have had what which who whom whose when where why how many much according report document paper survey
+this that these those their there them they its it his her our your you we i me my among all any each both
+between into than then so such very more most less least also only other about over under per please write
+answer format list float integer int string directly yes e g eg one two three four five
+""".split())
 
 _WORD = re.compile(r"[a-z][a-z0-9'’-]*|\d[\d,.]*")
 # "1,234.5", "(12)", "-3", ".5"; a number glued to letters ("COVID-19", "Q3") is a name, not a value
@@ -68,3 +75,25 @@ def page_scale(text: str) -> tuple[str, str]:
     if not match:
         return "", ""
     return ("$" if match.group(1) or match.group(3) else ""), match.group(2).lower().removesuffix("s")
+
+
+_HEADER_UNIT = re.compile(r"\(([^()]{1,24})\)\s*$")
+
+
+def cell_number(header: str, value: str) -> tuple[float | None, str]:
+    """The number a table cell holds and its unit, when the cell is a value and not words around one
+    ("$9,912" → 9912, "$"; "40%" → 40, "%"; "Q3 2015" → None): the unit written after the value or the
+    currency before it, else one the header states in brackets."""
+    found = NUMBER.findall(value)
+    if len(found) != 1:
+        return None, ""
+    raw = found[0]
+    unit = unit_after(value, raw) or ("$" if "$" in raw else "")
+    rest = value.replace(raw, "", 1).replace(unit, "", 1)
+    if re.search(r"[A-Za-z]{2,}|\d", rest):
+        return None, ""
+    bracket = _HEADER_UNIT.search(header)
+    if not unit and bracket and ("%" in bracket.group(1) or "$" in bracket.group(1)
+                                 or _UNIT_AFTER.match(" " + bracket.group(1).removeprefix("in ").removesuffix("s"))):
+        unit = bracket.group(1)
+    return numbers(raw)[0], unit
