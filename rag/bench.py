@@ -210,6 +210,7 @@ def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> 
             settings = ws.settings.model_copy(deep=True)
             settings.llm.request_timeout_s, settings.llm.max_retries = timeout_s, retries
             settings.agent.low_score = 0.0  # no paraphrase call: every request is the fault's
+            settings.reader.engine = "cascade"  # the server's one scripted reply is a ReAct answer
             t0 = time.perf_counter()
             result = ask(ws.with_settings(settings), make_llm(settings), asked, trace_dir=Path(traces))
             rows.append({"fault": name, "seconds": round(time.perf_counter() - t0, 2), "requests": len(server.requests),

@@ -46,7 +46,8 @@ def run(pew_workspace, tmp_path):
     def go(replies, question=QUESTION, memory=None, llm=None, control=None, reader_settings=None, **agent):
         # No paraphrase retries unless a test asks for them: each would take a scripted reply.
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
-        pew_workspace.settings.reader = reader.model_copy(update=reader_settings or {})
+        # The scripts here speak to the evidence-line cascade; tests/test_agent_pages.py drives the page reader.
+        pew_workspace.settings.reader = reader.model_copy(update={"engine": "cascade", **(reader_settings or {})})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",

@@ -38,6 +38,7 @@ def open_workspace(data_dir, monkeypatch, embed_model):
     live_runs.clear()
     ws = workspace()
     ws.embed_model = embed_model  # the session's model, already loaded
+    ws.settings.reader.engine = "cascade"  # the scripted replies below speak to the cascade's prompts
     return ws
 
 

@@ -24,7 +24,7 @@ from rag.bench_ui import browser as launch
 pytestmark = pytest.mark.slow
 
 ARTIFACTS = ROOT / "test-artifacts"
-QUESTION = "What was the total sample size of Latinos in the survey?"  # a number code takes from its row
+QUESTION = "What was the total sample size of Latinos in the survey?"  # a number the model reads off its page
 LIVE_QUESTION = "How do Latinos rate their personal finances?"  # read by the model: its hops are seen live
 ANSWER_TIMEOUT_MS = 300_000
 
@@ -133,8 +133,8 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
 
     # The finished turn is drawn again from the conversation (the Stop button goes): click after that.
     expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
-    # The hop box marks the evidence the reader picked.
-    expect(reply.get_by_text(re.compile(r"E\d+ picked")).first).to_be_attached()
+    # The hop box shows the pages the model read and what each said (an open question: page reading).
+    expect(reply.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_page\)")).first).to_be_attached()
 
     # Open the first citation: the page image with the evidence boxed.
     citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page").first
@@ -156,15 +156,15 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(counted.get_by_text("→ 4")).to_be_visible()
     shot(page, "05b-computation")
 
-    # A number whose row label clearly fits the question: taken by code, and the hop box says so.
+    # A number the model reads off its page (code checks it stands there), and the hop box says so.
     page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
     looked_up = messages.nth(5)
     expect(looked_up.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     expect(looked_up.get_by_role("button", name="Stop")).to_have_count(0)
     looked_up.locator('[data-testid="stExpander"]').first.locator("summary").click()
-    expect(looked_up.get_by_text("chosen by code")).to_be_visible()
-    expect(looked_up.get_by_text("1,500").first).to_be_visible()
+    expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_page\): the answer: 1,500"))
+           ).to_be_visible()
 
     # Which group gained most: compared by code over the chart's recovered values, the program shown.
     page.locator('[data-testid="stChatInputTextArea"]').fill(

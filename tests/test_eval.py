@@ -33,9 +33,11 @@ def test_text_only_searches_plain_page_text(pew_workspace):
     assert "mobility" in hits[0].fragment.text.lower()
 
 
-def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path):
-    """The modes differ only in their first hop's search; the scripted model takes the reader's calls."""
+def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path, monkeypatch):
+    """The modes differ only in their first hop's search; the scripted model takes the cascade's calls."""
     from scripted_llm import ScriptedLLM
+
+    monkeypatch.setattr(pew_workspace.settings.reader, "engine", "cascade")
 
     from rag.agent.run import drain
 

@@ -54,6 +54,7 @@ def store(tmp_path_factory, embed_model) -> Workspace:
     ws = Workspace(local_settings(tmp_path_factory.mktemp("faults")), embed_model=embed_model)
     assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").status == "ingested"
     ws.settings.agent.low_score = 0.0  # no paraphrase calls: each test counts the model's requests
+    ws.settings.reader.engine = "cascade"  # the server's scripted replies are the cascade's ReAct steps
     return ws
 
 

@@ -14,10 +14,17 @@ from rag.workspace import Workspace
 pytestmark = pytest.mark.slow
 
 
+def cascade_workspace(folder, embed_model) -> Workspace:
+    """These tests measure the evidence-line cascade: every question goes to it, whatever reader.engine's default."""
+    ws = Workspace(local_settings(folder), embed_model=embed_model)
+    ws.settings.reader.engine = "cascade"
+    return ws
+
+
 @pytest.fixture(scope="module")
 def statements(tmp_path_factory, embed_model):
     """The 10-K's consolidated statements (pages 39-42) in a real store, with the embedded model."""
-    ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
+    ws = cascade_workspace(tmp_path_factory.mktemp("bb"), embed_model)
     assert ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf").status == "ingested"
     return ws
 
@@ -25,14 +32,14 @@ def statements(tmp_path_factory, embed_model):
 @pytest.fixture(scope="module")
 def ten_k(tmp_path_factory, embed_model):
     """The whole 10-K, as a user uploads it: segment tables repeat the statement's line names."""
-    ws = Workspace(local_settings(tmp_path_factory.mktemp("10k")), embed_model=embed_model)
+    ws = cascade_workspace(tmp_path_factory.mktemp("10k"), embed_model)
     assert ws.ingest((PDFS / BESTBUY).read_bytes(), BESTBUY).status == "ingested"
     return ws
 
 
 @pytest.fixture(scope="module")
 def pew(tmp_path_factory, embed_model):
-    ws = Workspace(local_settings(tmp_path_factory.mktemp("pew")), embed_model=embed_model)
+    ws = cascade_workspace(tmp_path_factory.mktemp("pew"), embed_model)
     assert ws.ingest(pages_of(PEW, [1, 3, 4, 5, 19]), "pew.pdf").status == "ingested"
     return ws
 
@@ -40,7 +47,7 @@ def pew(tmp_path_factory, embed_model):
 @pytest.fixture(scope="module")
 def political(tmp_path_factory, embed_model):
     """Page 10 of the Pew political survey: Trump's approval by group, a vector chart read at ingestion."""
-    ws = Workspace(local_settings(tmp_path_factory.mktemp("pol")), embed_model=embed_model)
+    ws = cascade_workspace(tmp_path_factory.mktemp("pol"), embed_model)
     assert ws.ingest(pages_of("05-03-18-political-release.pdf", [10]), "political.pdf").status == "ingested"
     return ws
 
