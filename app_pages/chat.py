@@ -53,7 +53,7 @@ def follow(ws: Workspace, live: LiveRun) -> None:
             seen += len(news)
             if live.over and seen == len(live.events):
                 break
-        status.update(label=label, state="error" if live.error else "complete", expanded=False)
+        status.update(label=evidence_title(live.events), state="error" if live.error else "complete", expanded=False)
     stop.empty()
     show_answer(ws, live.answer, live.error)
 
@@ -67,9 +67,8 @@ def show_turn(ws: Workspace, turn: Turn) -> None:
     st.empty()  # where the Stop button was while it ran: the live view's elements stay in place
     events = turn.hop_events()
     if events:
-        hops = sum(e.kind == "hop_end" for e in events)
         picked = picked_fragments(events)
-        with st.status(f"Evidence · {hops} hop(s)", state="error" if turn.error else "complete"):
+        with st.status(evidence_title(events), state="error" if turn.error else "complete"):
             for event in events:
                 render_event(ws, event, picked)
     show_answer(ws, turn.answer, turn.error)
@@ -102,6 +101,11 @@ def show_citation(ws: Workspace, citation: dict) -> None:
         box = tuple(citation["bbox"]) if citation.get("bbox") else None
         st.image(page_image(str(ws.store.pdf_path(doc.doc_id)), citation["page"], dpi=100, highlight=box),
                  caption="The cited evidence is boxed in red." if box else None, width=720)
+
+
+def evidence_title(events: list[HopEvent]) -> str:
+    """The hop box's title once the run is over, the same live and redrawn, so the swap is not seen."""
+    return f"Evidence · {sum(e.kind == 'hop_end' for e in events)} hop(s)"
 
 
 def picked_fragments(events: list[HopEvent]) -> frozenset[str]:
