@@ -259,9 +259,9 @@ def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
         for table in store.tables(doc_id):
             if hit := found.get((doc_id, table.table_id)):
                 f = hit.fragment
-                rows += [EvidenceItem(text=cells_text(cells), kind="table", doc_id=doc_id, file=f.file, page=table.page,
+                rows += [EvidenceItem(text=text, kind="table", doc_id=doc_id, file=f.file, page=table.page,
                                       score=hit.score, cells=cells) for row in table.rows
-                         if is_total_of(cells_text(cells := row_cells(table.header, row)), counted)]
+                         if is_total_of(text := cells_text(cells := row_cells(table.header, row)), counted)]
     return rows
 
 
