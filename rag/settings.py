@@ -93,8 +93,8 @@ class ReaderSettings(BaseModel):
     # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
     # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's skills for counts,
     # arithmetic and comparisons, page reading for the rest. With the embedded 1.5B model the page reader
-    # beats the cascade on the wide set but loses dev badly; auto gains on both over the cascade (dev
-    # half 58% against 54%, wide quarter 10.7% against 8.9%: docs/results.md).
+    # beats the cascade on the wide set but loses dev badly; auto gains over the cascade on the whole
+    # wide set (17.6% against 14.6% of 221) and holds dev (51.5% against 51.6% of 91): docs/results.md.
     engine: Literal["auto", "pages", "cascade"] = "auto"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
