@@ -92,10 +92,12 @@ class ReaderSettings(BaseModel):
 
     # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
     # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's skills for counts,
-    # arithmetic and comparisons, page reading for the rest. With the embedded 1.5B model the page reader
-    # beats the cascade on the wide set but loses dev badly; auto gains over the cascade on the whole
-    # wide set (17.6% against 14.6% of 221) and holds dev (51.5% against 51.6% of 91): docs/results.md.
-    engine: Literal["auto", "pages", "cascade"] = "auto"
+    # arithmetic and comparisons, page reading for the rest. Whole sets (docs/results.md): pages 19.7%
+    # of wide's 221 against auto 17.6% and the cascade 14.6%, and it gains or ties on 18 of the 21
+    # documents, the wide Pew report and both 10-Ks among them; on dev it falls to 23.5% against 51.5%:
+    # the cascade's rules fit the dev documents (on wide they answer 1 of 86 answerable counts, sums and
+    # comparisons).
+    engine: Literal["auto", "pages", "cascade"] = "pages"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
     # questions and none right, and its guesses answered an unanswerable one (docs/results.md).
@@ -187,8 +189,9 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
     def set(self, path: str, value: str) -> None:
-        """One setting by its dotted name ("reader.verify", "agent.max_hops"), from text, validated."""
-        from pydantic import TypeAdapter
+        """One setting by its dotted name ("reader.verify", "agent.max_hops"), from text, validated; a
+        list is written as JSON ("reader.skills=[]")."""
+        from pydantic import TypeAdapter, ValidationError
 
         *parents, name = path.split(".")
         target = self
@@ -196,7 +199,11 @@ class Settings(BaseModel):
             target = getattr(target, part)
         if name not in type(target).model_fields:
             raise ValueError(f"unknown setting {path!r}")
-        setattr(target, name, TypeAdapter(type(target).model_fields[name].annotation).validate_python(value))
+        adapter = TypeAdapter(type(target).model_fields[name].annotation)
+        try:
+            setattr(target, name, adapter.validate_python(value))
+        except ValidationError:
+            setattr(target, name, adapter.validate_json(value))
 
     def for_trace(self) -> dict:
         """What a run's trace records: the settings a user can change per session (agent, reader, retrieval)."""

@@ -119,3 +119,20 @@ def test_conversations_are_listed_shown_and_deleted(tmp_path):
     assert rag(tmp_path, "conversations").stdout.strip() == "no conversations yet"
     missing = rag(tmp_path, "conversations", "show", cid, check=False)
     assert missing.returncode == 1 and "no conversation" in missing.stderr
+
+
+def test_set_takes_any_settings_type_from_text():
+    """`--set SECTION.KEY=VALUE` as the CLI passes it: numbers, booleans and lists (as JSON) validated."""
+    from pydantic import ValidationError
+
+    from rag.settings import Settings
+
+    settings = Settings.from_env()
+    for path, text in [("agent.max_hops", "2"), ("reader.rerank", "false"), ("reader.skills", "[]"),
+                       ("reader.skills", '["outline", "compute"]')]:
+        settings.set(path, text)
+    assert (settings.agent.max_hops, settings.reader.rerank, settings.reader.skills) == (2, False, ["outline", "compute"])
+    with pytest.raises(ValidationError):
+        settings.set("agent.max_hops", "two")
+    with pytest.raises(ValueError, match="unknown setting"):
+        settings.set("reader.no_such_thing", "1")
