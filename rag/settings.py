@@ -93,11 +93,10 @@ class ReaderSettings(BaseModel):
     # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
     # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's skills for counts,
     # arithmetic and comparisons, page reading for the rest. Whole sets (docs/results.md): pages 19.7%
-    # of wide's 221 against auto 17.6% and the cascade 14.6%, and it gains or ties on 18 of the 21
-    # documents, the wide Pew report and both 10-Ks among them; on dev it falls to 23.5% against 51.5%:
-    # the cascade's rules fit the dev documents (on wide they answer 1 of 86 answerable counts, sums and
-    # comparisons).
-    engine: Literal["auto", "pages", "cascade"] = "pages"
+    # of wide's 221 against auto 17.6% and the cascade 14.6%, but on dev 23.5% against 51.5%, and it
+    # reads Best Buy's revenue off the cash-flow page, the page of the search's first fragment (the
+    # cascade answers it). Auto stays the default until page reading picks its pages better.
+    engine: Literal["auto", "pages", "cascade"] = "auto"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
     # questions and none right, and its guesses answered an unanswerable one (docs/results.md).
