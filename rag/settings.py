@@ -200,9 +200,10 @@ class Settings(BaseModel):
             raise ValueError(f"unknown setting {path!r}")
         adapter = TypeAdapter(type(target).model_fields[name].annotation)
         try:
-            setattr(target, name, adapter.validate_python(value))
+            parsed = adapter.validate_python(value)
         except ValidationError:
-            setattr(target, name, adapter.validate_json(value))
+            parsed = adapter.validate_json(value)
+        setattr(target, name, parsed)
 
     def for_trace(self) -> dict:
         """What a run's trace records: the settings a user can change per session (agent, reader, retrieval)."""
