@@ -30,15 +30,19 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
         ws = Workspace(settings.model_copy(update={"data_dir": Path(tmp)}))
         _ = ws.store  # model load and store creation are start-up, not ingestion
         steps: dict[str, float] = {}
+        by_document: dict[str, dict] = {}
         pages = fragments = 0
         load_before = os.getloadavg()[0]
         t0 = time.perf_counter()
         for path in sorted(Path(pdf_dir).glob("*.pdf")):
+            t_doc = time.perf_counter()
             report = ws.ingest(path.read_bytes(), path.name)
             pages += report.pages
             fragments += sum(report.fragments.values())
             for step, s in report.timings.items():
                 steps[step] = steps.get(step, 0.0) + s
+            by_document[path.name] = {"pages": report.pages, "seconds": round(time.perf_counter() - t_doc, 2),
+                                      "seconds_by_step": _by_size(report.timings)}
         seconds = time.perf_counter() - t0
     stop_workers()
     return {
@@ -47,11 +51,16 @@ def bench_ingest(settings: Settings, pdf_dir: Path) -> dict:
         "seconds": round(seconds, 2),
         "pages_per_second": round(pages / seconds, 2),
         "fragments_per_second": round(fragments / seconds, 1),
-        "seconds_by_step": {k: round(v, 2) for k, v in sorted(steps.items(), key=lambda kv: -kv[1])},
+        "seconds_by_step": _by_size(steps),
         # Steps in worker processes add up over both cores; a load over ~2 means other jobs shared them.
         "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "peak_rss_mb": peak_rss_mb(),
+        "by_document": by_document,
     }
+
+
+def _by_size(seconds: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in sorted(seconds.items(), key=lambda kv: -kv[1])}
 
 
 def peak_rss_mb() -> dict[str, float]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pymupdf
 import pytest
 from chart_scoring import Score, score
@@ -203,3 +204,23 @@ def test_pictures_without_chart_numbers_cost_no_pixel_reading():
     words = [Line(pymupdf.Rect(100, 300, 300, 320), "Strategic Plan 2016-2018", 12, False)]
     labels, marks = read_pixels(cover, photo.box, photo.box, [], lambda _box: words, raster=True)
     assert (labels, marks.bars, marks.curves) == ([], [], [])
+
+
+def test_chart_morphology_matches_scipy_pixel_for_pixel():
+    """The marks' opening and closing run on OpenCV for speed: on the colour masks of a real picture
+    (its areas touch the picture's edges) they equal scipy.ndimage's, whose semantics they keep."""
+    from scipy import ndimage
+
+    from rag.ingest.charts.marks import _COLOUR_TOLERANCE, _open_close, _palette
+
+    cover = pymupdf.open(PDFS / "e79deb02a0c0e87511080836c5d4347b.pdf")[0]
+    pix = cover.get_pixmap(dpi=100, alpha=False, colorspace=pymupdf.csRGB)
+    image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3).astype(np.int16)
+    palette = _palette(image)
+    assert len(palette) >= 3
+    masks = [np.abs(image - np.array(colour)).max(axis=2) <= _COLOUR_TOLERANCE for colour in palette]
+    bar = np.zeros((40, 60), dtype=bool)
+    bar[5:30, :20] = True  # a bar cut by the picture's edge: the outside counts as empty
+    for mask in [*masks, bar, np.ones((40, 60), dtype=bool)]:
+        expected = ndimage.binary_closing(ndimage.binary_opening(mask), iterations=2)
+        assert np.array_equal(_open_close(mask), expected)

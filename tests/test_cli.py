@@ -101,6 +101,7 @@ def test_bench_ingest_reports_throughput_and_peak_memory(tmp_path):
     out = json.loads(rag(tmp_path / "store", "bench", "ingest", "--pdfs", str(pdfs), "--json").stdout)
     assert out["pages"] == 8 and out["pages_per_second"] > 0 and out["seconds_by_step"]["embed"] > 0
     assert out["peak_rss_mb"]["process"] > 0 and out["peak_rss_mb"]["largest_worker"] > 0
+    assert out["by_document"]["pew-8.pdf"]["pages"] == 8 and out["by_document"]["pew-8.pdf"]["seconds_by_step"]["embed"] > 0
 
 
 def test_conversations_are_listed_shown_and_deleted(tmp_path):
