@@ -111,8 +111,10 @@ def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float)
     patch = image[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)].reshape(-1, 3).astype(int)
     if not len(patch):
         return None
-    keys, counts = np.unique(patch // 16, axis=0, return_counts=True)
-    paper = patch[(patch // 16 == keys[np.argmax(counts)]).all(axis=1)].mean(axis=0)
+    quantised = patch // 16
+    codes = (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]  # sorts as the (r, g, b) rows do
+    keys, counts = np.unique(codes, return_counts=True)
+    paper = patch[codes == keys[np.argmax(counts)]].mean(axis=0)
     contrast = np.abs(patch - paper).max(axis=1)  # white print on a bar counts as ink too
     ink = patch[contrast > 60]
     if not len(ink):
