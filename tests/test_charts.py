@@ -207,8 +207,8 @@ def test_pictures_without_chart_numbers_cost_no_pixel_reading():
 
 
 def test_chart_morphology_matches_scipy_pixel_for_pixel():
-    """The marks' opening and closing run on OpenCV for speed: on the colour masks of a real picture
-    (its areas touch the picture's edges) they equal scipy.ndimage's, whose semantics they keep."""
+    """The marks' opening and closing run on OpenCV for speed: on the colour masks of a real picture and
+    on areas cut by the picture's edge they equal scipy.ndimage's, whose semantics they keep."""
     from scipy import ndimage
 
     from rag.ingest.charts.marks import _COLOUR_TOLERANCE, _open_close, _palette
