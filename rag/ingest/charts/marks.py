@@ -363,7 +363,9 @@ def _is_swatch(box: BBox) -> bool:
     return 2 <= max(w, h) <= _SQUARE_MAX and min(w, h) >= 0.6 * max(w, h)
 
 
-def _classify_blob(marks: Marks, box: BBox, colour: RGB, blob: np.ndarray, sl, zoom: float, origin: Point) -> None:
+def _classify_blob(
+    marks: Marks, box: BBox, colour: RGB, blob: np.ndarray, sl, zoom: float, origin: Point
+) -> None:
     w, h = box[2] - box[0], box[3] - box[1]
     if _neutral(colour) and h < 1.5 and w > 20:
         marks.gridlines.append(box)
@@ -390,14 +392,20 @@ def _fill(blob: np.ndarray) -> float:
     return 1.0 if blob.all() else float(ndimage.binary_fill_holes(blob).mean())
 
 
+def colour_codes(pixels: np.ndarray) -> np.ndarray:
+    """One integer per pixel row for its colour quantised to 16 levels a channel, ordered as the
+    (r, g, b) rows are: np.unique over the codes is np.unique over the rows, without its slow sort."""
+    quantised = pixels // 16
+    return (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]
+
+
 def _palette(image: np.ndarray) -> list[RGB]:
     """The chart's ink colours: frequent quantised colours, merged when close, paper left out."""
     pixels = image.reshape(-1, 3)
     ink = pixels[(pixels < _BACKGROUND).any(axis=1)]
     if not len(ink):
         return []
-    quantised = ink // 16
-    codes = (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]  # ordered as the (r, g, b) rows
+    codes = colour_codes(ink)
     keys, counts = np.unique(codes, return_counts=True)
     order = np.argsort(-counts)
     colours: list[RGB] = []

@@ -9,7 +9,15 @@ import numpy as np
 import pymupdf
 
 from rag.ingest.charts.geometry import is_value
-from rag.ingest.charts.marks import Label, Marks, dedupe, pixel_marks, split_numbers, vector_marks
+from rag.ingest.charts.marks import (
+    Label,
+    Marks,
+    colour_codes,
+    dedupe,
+    pixel_marks,
+    split_numbers,
+    vector_marks,
+)
 from rag.ingest.figures import Line
 from rag.records import BBox
 
@@ -111,8 +119,7 @@ def _ink(image: np.ndarray, box: BBox, origin: tuple[float, float], zoom: float)
     patch = image[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)].reshape(-1, 3).astype(int)
     if not len(patch):
         return None
-    quantised = patch // 16
-    codes = (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]  # sorts as the (r, g, b) rows do
+    codes = colour_codes(patch)
     keys, counts = np.unique(codes, return_counts=True)
     paper = patch[codes == keys[np.argmax(counts)]].mean(axis=0)
     contrast = np.abs(patch - paper).max(axis=1)  # white print on a bar counts as ink too
