@@ -394,8 +394,9 @@ def _fill(blob: np.ndarray) -> float:
 
 def colour_codes(pixels: np.ndarray) -> np.ndarray:
     """One integer per pixel row for its colour quantised to 16 levels a channel, ordered as the
-    (r, g, b) rows are: np.unique over the codes is np.unique over the rows, without its slow sort."""
-    quantised = pixels // 16
+    (r, g, b) rows are: np.unique over the codes is np.unique over the rows, without its slow sort.
+    Widened first: on 8-bit pixels the shifts would overflow."""
+    quantised = pixels.astype(np.int32, copy=False) // 16
     return (quantised[:, 0] << 8) | (quantised[:, 1] << 4) | quantised[:, 2]
 
 
