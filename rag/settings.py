@@ -91,11 +91,9 @@ class ReaderSettings(BaseModel):
     """How evidence becomes an answer; each step can be switched off for ablations."""
 
     # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
-    # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's skills for counts,
-    # arithmetic and comparisons, page reading for the rest. Whole sets (docs/results.md): pages 19.7%
-    # of wide's 221 against auto 17.6% and the cascade 14.6%, but on dev 23.5% against 51.5%, and it
-    # reads Best Buy's revenue off the cash-flow page, the page of the search's first fragment (the
-    # cascade answers it). Auto stays the default until page reading picks its pages better.
+    # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's extremes for
+    # comparisons (most, least), page reading for the rest. Whole sets (docs/results.md): auto 46.0 of
+    # wide's 221 right, pages 45.6, the cascade 32.3; on dev auto 34.9, pages 23.4, the cascade 47.0.
     engine: Literal["auto", "pages", "cascade"] = "auto"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9

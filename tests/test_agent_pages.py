@@ -130,9 +130,10 @@ def test_what_a_picture_shows_is_not_guessed(run):
     assert not reads(events) and not llm.prompts
 
 
-def test_auto_leaves_counts_to_the_cascade_and_reads_pages_for_the_rest(run):
-    _, events, _ = run([copy_from_page()], reader_settings={"engine": "auto"})
-    assert reads(events), "an open question: the model reads pages"
-    result, events, llm = run([lambda prompt: "1"] * 10, question="How many adults were surveyed in total?",
+def test_auto_leaves_comparisons_to_the_cascade_and_reads_pages_for_the_rest(run):
+    _, events, _ = run([copy_from_page()], question="How many adults were surveyed in total?",
+                       reader_settings={"engine": "auto"})
+    assert reads(events), "a count: the model reads pages"
+    result, events, llm = run([lambda prompt: "1"] * 10, question="Which group rates its finances highest?",
                               reader_settings={"engine": "auto"})
-    assert not reads(events) and result.skill != "read_page" and llm.prompts, "a count: the cascade's skills"
+    assert not reads(events) and result.skill != "read_page" and llm.prompts, "a comparison: the cascade's skills"

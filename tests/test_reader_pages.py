@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from conftest import EVAL, PDFS
+from conftest import BESTBUY, EVAL, PDFS, pages_of
 
+from rag.ingest import parse_pdf
 from rag.reader.answer import Solution, not_found
 from rag.reader.pages import PageRef, candidates, window
 from rag.reader.question import LAST_PAGE, understand
@@ -16,6 +17,7 @@ from rag.reader.skills.compute import rounded
 from rag.reader.skills.read_page import with_unit
 from rag.reader.verify import on_page, values_on_page, why_not
 from rag.records import Fragment, Hit
+from rag.settings import IngestSettings
 from rag.text import cell_number, numbers, plain_number, stem
 
 WIDE = EVAL / "wide" / "pdfs"
@@ -103,6 +105,26 @@ def test_numbers_are_compared_as_values():
     assert not values_on_page("9,921", page)
     assert why_not("about 9.9 billion", "", page, "number") == "its numbers are not on the page"
     assert numbers("COVID-19 cases in Q3") == []
+
+
+def ingested_page(pdf: bytes) -> str:
+    """A page's text as the store keeps it: its table rows with their labels and headers."""
+    return parse_pdf(pdf, "page.pdf", IngestSettings()).page_texts[1]
+
+
+def test_a_number_must_stand_on_a_line_about_what_is_asked():
+    earnings, cash_flows = (ingested_page(pages_of(BESTBUY, [p])) for p in (40, 42))
+    revenue = "What was Best Buy's revenue in fiscal 2023, in millions of dollars?"
+    assert why_not("46,298", "", earnings, "number", revenue) is None
+    # net earnings off the cash-flow statement; "Fiscal Years Ended", on every row, names none of them
+    assert why_not("1,419", "", cash_flows, "number", revenue) == "its number stands on no line about what is asked"
+    assert why_not("1,419", "", cash_flows, "number", "What were Best Buy's net earnings in fiscal 2023?") is None
+    with pymupdf.open(MANUAL) as doc:
+        doc.select([32])
+        specs = ingested_page(doc.tobytes())
+    weight = "What is the weight of the display's AC adapter?"
+    assert why_not("0.7 kg", "", specs, "number", weight) is None
+    assert why_not("1060", "", specs, "number", weight) == "its number stands on no line about what is asked"
 
 
 def test_a_value_keeps_the_unit_its_page_gives():

@@ -48,10 +48,10 @@ class RunState:
     @property
     def reads_pages(self) -> bool:
         """Whether the model reads pages for this question, or the evidence-line cascade answers it:
-        "auto" leaves counts, arithmetic and comparisons (most, least) to the cascade's skills and
-        gives every other question to page reading."""
-        engine, q = self.reader.engine, self.question_record
-        return engine == "pages" or (engine == "auto" and not (q.arithmetic or q.counted or q.direction))
+        "auto" leaves comparisons (most, least) to the cascade's extremes over a table's or a chart's
+        values and gives every other question, counts and arithmetic too, to page reading."""
+        engine = self.reader.engine
+        return engine == "pages" or (engine == "auto" and not self.question_record.direction)
 
     def remember(self, hits: list[Hit]) -> list[str]:
         """Record a hop's hits; return the ids not seen in earlier hops."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rapidfuzz import fuzz
 
 from rag.text import content_words, numbers
@@ -15,10 +17,25 @@ def on_page(line: str, page: str) -> bool:
                                                      " ".join(page.lower().split())) >= LINE_MATCH
 
 
+def _written(n: float, held: set[float]) -> bool:
+    return n in held or round(n * 100, 6) in held or round(n / 100, 6) in held
+
+
 def values_on_page(answer: str, page: str) -> bool:
     """Every number of the answer is written on the page (as a value or as its percentage)."""
     held = set(numbers(page))
-    return all(n in held or round(n * 100, 6) in held or round(n / 100, 6) in held for n in numbers(answer))
+    return all(_written(n, held) for n in numbers(answer))
+
+
+def on_a_line_asked_about(answer: str, page: str, question: str) -> bool:
+    """The answer's first number stands on a line that names something the question asks about: a value
+    taken off another row ("Net earnings 1,419" for a revenue) is not the answer. Words on most of the
+    page's lines (a table's header repeated on every row) name no row."""
+    lines = [(set(numbers(line)), set(content_words(line))) for line in page.splitlines() if line.strip()]
+    seen = Counter(w for _, words in lines for w in words)
+    asked = {w for w in content_words(question) if seen[w] <= len(lines) / 2}
+    first = numbers(answer)[:1]
+    return not asked or not first or any(_written(first[0], held) and asked & words for held, words in lines)
 
 
 def words_on_page(answer: str, page: str) -> bool:
@@ -29,7 +46,7 @@ def words_on_page(answer: str, page: str) -> bool:
     return sum(w in held for w in words) >= WORDS_ON_PAGE * len(words)
 
 
-def why_not(answer: str, line: str, page: str, asked: str) -> str | None:
+def why_not(answer: str, line: str, page: str, asked: str, question: str = "") -> str | None:
     """Why an answer does not stand on its page, or None when it does."""
     if not answer.strip():
         return "the answer is empty"
@@ -41,4 +58,6 @@ def why_not(answer: str, line: str, page: str, asked: str) -> str | None:
         return "its words are not on the page"  # an answer with numbers is checked by its numbers
     if asked == "number" and not numbers(answer):
         return "it holds no number"
+    if asked == "number" and not on_a_line_asked_about(answer, page, question):
+        return "its number stands on no line about what is asked"
     return None

@@ -14,11 +14,12 @@ from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, Read
-from rag.text import NUMBER, page_scale, unit_after
 from rag.reader.verify import why_not
+from rag.text import NUMBER, page_scale, unit_after
 
 LINE_CHARS = 300
 ANSWER_CHARS = 160
+NUMBER_CHARS = 40  # a value and its unit; a run of digits past it is a runaway, not a reading
 MAX_ITEMS = 12
 
 
@@ -28,6 +29,7 @@ def reply_model(asked: str) -> type[BaseModel]:
     answer = {
         "list": (list[str], Field(json_schema_extra={"maxItems": MAX_ITEMS})),
         "yes_no": (Literal["Yes", "No", ""], ...),
+        "number": (str, Field(json_schema_extra={"maxLength": NUMBER_CHARS})),
     }.get(asked, (str, Field(json_schema_extra={"maxLength": ANSWER_CHARS})))
     line = {"line": (str, Field("", json_schema_extra={"maxLength": LINE_CHARS}))} if asked == "yes_no" else {}
     return create_model(f"Page{asked.title()}", found=(bool, ...), answer=answer, **line)
@@ -61,7 +63,7 @@ class ReadPage:
                 return Read(said=said, reason="none of its items is on the page")
             return Read(said=said, solution=Solution(skill=self.name, asked=asked, items=items, pages=[page]))
         value, line = str(found.answer).strip(), getattr(found, "line", "")
-        if reason := why_not(value, line, text, asked):
+        if reason := why_not(value, line, text, asked, question.text):
             return Read(said=said, reason=reason)
         if asked == "number":
             value = with_unit(value, text)
