@@ -4,17 +4,20 @@ Page texts are real pages of a manual, a 10-K, a survey report and a slide deck 
 
 from __future__ import annotations
 
+import json
+
 import pymupdf
 import pytest
 from conftest import BESTBUY, EVAL, PDFS, pages_of
 
 from rag.ingest import parse_pdf
+from rag.models.structured import schema_of
 from rag.reader.answer import Solution, not_found
 from rag.reader.pages import PageRef, candidates, window
 from rag.reader.question import LAST_PAGE, understand
 from rag.reader.skills import page_skill
 from rag.reader.skills.compute import rounded
-from rag.reader.skills.read_page import with_unit
+from rag.reader.skills.read_page import NUMBER_CHARS, reply_model, with_unit
 from rag.reader.verify import on_page, values_on_page, why_not
 from rag.records import Fragment, Hit
 from rag.settings import IngestSettings
@@ -125,6 +128,16 @@ def test_a_number_must_stand_on_a_line_about_what_is_asked():
     weight = "What is the weight of the display's AC adapter?"
     assert why_not("0.7 kg", "", specs, "number", weight) is None
     assert why_not("1060", "", specs, "number", weight) == "its number stands on no line about what is asked"
+
+
+def test_a_number_answer_is_held_to_a_value_and_its_unit():
+    """The grammar the embedded model decodes under: a run of digits cannot reach the token limit."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    rules = json_schema_to_gbnf(json.dumps(schema_of(reply_model("number")))).splitlines()
+    assert next(r for r in rules if r.startswith("answer ::=")).count("char") == NUMBER_CHARS
+    assert next(r for r in json_schema_to_gbnf(json.dumps(schema_of(reply_model("text")))).splitlines()
+                if r.startswith("answer ::=")).count("char") > NUMBER_CHARS
 
 
 def test_a_value_keeps_the_unit_its_page_gives():
