@@ -92,8 +92,8 @@ class ReaderSettings(BaseModel):
 
     # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
     # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's extremes for
-    # comparisons (most, least), page reading for the rest. Whole sets (docs/results.md): auto 46.0 of
-    # wide's 221 right, pages 45.6, the cascade 32.3; on dev auto 34.9, pages 23.4, the cascade 47.0.
+    # comparisons (most, least), page reading for the rest. Whole sets (docs/results.md): auto 49.0 of
+    # wide's 221 right, pages 48.6, the cascade 32.3; on dev auto 34.9, pages 22.4, the cascade 47.0.
     engine: Literal["auto", "pages", "cascade"] = "auto"
     # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
     # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9

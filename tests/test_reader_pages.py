@@ -130,6 +130,23 @@ def test_a_number_must_stand_on_a_line_about_what_is_asked():
     assert why_not("1060", "", specs, "number", weight) == "its number stands on no line about what is asked"
 
 
+def test_words_must_stand_near_a_line_about_what_is_asked():
+    with pymupdf.open(MANUAL) as doc:
+        doc.select([6])
+        power = ingested_page(doc.tobytes())
+    assert why_not("Blue", "", power, "text", "What colour does the POWER indicator glow when the monitor is on?") is None
+    with pymupdf.open(EVAL / "pdfs" / "e79deb02a0c0e87511080836c5d4347b.pdf") as doc:  # a state agency's plan
+        doc.select([0])
+        cover = ingested_page(doc.tobytes())
+    assert why_not("Rick Scott", "", cover, "text", "What is the name of the governor on the cover?") is None, \
+        "the line under the name says GOVERNOR"
+    with pymupdf.open(WIDE / "san-francisco-11-contents.pdf") as doc:  # a city guide's map
+        doc.select([36])
+        sunset = ingested_page(doc.tobytes())
+    assert why_not("The Sunset Recreation Center", "", sunset, "text", "Name a restaurant between 45th Ave. and 44th Ave.") \
+        == "its words stand on no line about what is asked", "a map label no line calls a restaurant"
+
+
 def test_a_number_answer_is_held_to_a_value_and_its_unit():
     """The grammar the embedded model decodes under: a run of digits cannot reach the token limit."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf

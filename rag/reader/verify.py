@@ -27,15 +27,31 @@ def values_on_page(answer: str, page: str) -> bool:
     return all(_written(n, held) for n in numbers(answer))
 
 
-def on_a_line_asked_about(answer: str, page: str, question: str) -> bool:
-    """The answer's first number stands on a line that names something the question asks about: a value
-    taken off another row ("Net earnings 1,419" for a revenue) is not the answer. Words on most of the
-    page's lines (a table's header repeated on every row) name no row."""
+def _asked_lines(page: str, question: str) -> tuple[list[tuple[set[float], set[str]]], set[str]]:
+    """The page's lines (numbers, words) and the question's words that name something on them: words on
+    most of the page's lines (a table's header repeated on every row) name no line."""
     lines = [(set(numbers(line)), set(content_words(line))) for line in page.splitlines() if line.strip()]
     seen = Counter(w for _, words in lines for w in words)
-    asked = {w for w in content_words(question) if seen[w] <= len(lines) / 2}
+    return lines, {w for w in content_words(question) if seen[w] <= len(lines) / 2}
+
+
+def on_a_line_asked_about(answer: str, page: str, question: str) -> bool:
+    """The answer's first number stands on a line that names something the question asks about: a value
+    taken off another row ("Net earnings 1,419" for a revenue) is not the answer."""
+    lines, asked = _asked_lines(page, question)
     first = numbers(answer)[:1]
     return not asked or not first or any(_written(first[0], held) and asked & words for held, words in lines)
+
+
+def near_a_line_asked_about(answer: str, page: str, question: str) -> bool:
+    """The line holding most of the answer's words, or a line next to it (its heading), names something the
+    question asks about."""
+    lines, asked = _asked_lines(page, question)
+    words = set(content_words(answer))
+    if not asked or not words or not lines:
+        return True
+    at = max(range(len(lines)), key=lambda n: len(lines[n][1] & words))
+    return not lines[at][1] & words or any(asked & near for _, near in lines[max(0, at - 1) : at + 2])
 
 
 def words_on_page(answer: str, page: str) -> bool:
@@ -60,4 +76,6 @@ def why_not(answer: str, line: str, page: str, asked: str, question: str = "") -
         return "it holds no number"
     if asked == "number" and not on_a_line_asked_about(answer, page, question):
         return "its number stands on no line about what is asked"
+    if asked == "text" and not near_a_line_asked_about(answer, page, question):
+        return "its words stand on no line about what is asked"
     return None
