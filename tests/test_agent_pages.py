@@ -9,12 +9,15 @@ tests/test_reader_real.py.
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
-from scripted_llm import ScriptedLLM, action
+from scripted_llm import QueuedLLM, ScriptedLLM, action
 
 from rag.agent.events import AnswerEvent, Computation, HopEnd, LLMCall, PageRead, Stop
 from rag.agent.run import ask
+from rag.control import RunControl
+from rag.models.queue import ModelQueue
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
 
@@ -36,12 +39,13 @@ def copy_from_page(words: int = 4):
 def run(pew_workspace, tmp_path):
     original, reader = pew_workspace.settings.agent, pew_workspace.settings.reader
 
-    def go(replies, question=QUESTION, reader_settings=None, **agent):
+    def go(replies, question=QUESTION, reader_settings=None, llm=None, control=None, **agent):
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
         pew_workspace.settings.reader = reader.model_copy(update={"engine": "pages", **(reader_settings or {})})
-        llm = ScriptedLLM(replies=list(replies))
+        llm = llm or ScriptedLLM(replies=list(replies))
         events = []
-        result = ask(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append)
+        result = ask(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append,
+                     control=control)
         return result, events, llm
 
     yield go
@@ -137,3 +141,31 @@ def test_auto_leaves_comparisons_to_the_cascade_and_reads_pages_for_the_rest(run
     result, events, llm = run([lambda prompt: "1"] * 10, question="Which group rates its finances highest?",
                               reader_settings={"engine": "auto"})
     assert not reads(events) and result.skill != "read_page" and llm.prompts, "a comparison: the cascade's skills"
+
+
+class StopWhenQueued(RunControl):
+    """A user who presses Stop a moment after being told that a question is ahead of theirs."""
+
+    def queue_position(self, ahead: int) -> None:
+        super().queue_position(ahead)
+        if ahead:
+            threading.Timer(0.5, self.stop).start()
+
+
+def test_a_page_read_waiting_for_the_model_is_stopped(run):
+    """Stopped from outside while its page read waits for another question's turn: the run ends as stopped."""
+    queue, release, holding = ModelQueue(), threading.Event(), threading.Event()
+
+    def other_user() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            release.wait(30)
+
+    threading.Thread(target=other_user, daemon=True).start()
+    holding.wait(5)
+    try:
+        result, events, llm = run([], llm=QueuedLLM(replies=[copy_from_page()], queue=queue), control=StopWhenQueued())
+    finally:
+        release.set()
+    assert result.stop_reason == "stopped" and result.error is None and llm.prompts == []
+    assert [e.kind for e in events][-2:] == ["stop", "answer"] and not reads(events)

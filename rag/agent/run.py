@@ -145,6 +145,9 @@ async def stream_answer(
                 if isinstance(event, HopEvent):
                     yield recorder.record(event)
             result: ReaderResult = await handler
+    except asyncio.CancelledError:  # the run cancelled by its Stop after its events ended: not an error
+        if not control.stopped:
+            raise
     except Exception as exc:  # the deadline, a model server that is down, a workflow error
         error = f"no answer within {settings.timeout_s:.0f} s" if deadline.expired() else error_text(exc)
     if control.stopped:  # stopped from the chat, whatever the run was doing
