@@ -10,11 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
 from pydantic import Field
+
+from rag.control import RunControl
 
 
 class ScriptedLLM(CustomLLM):
@@ -58,6 +62,39 @@ class QueuedLLM(ScriptedLLM):
 
     async def achat(self, messages, **kwargs):
         return await asyncio.to_thread(self.chat, messages, **kwargs)
+
+
+class StopWhenQueued(RunControl):
+    """A user who presses Stop `after` seconds after being told that a question is ahead of theirs."""
+
+    def __init__(self, after: float = 0.0) -> None:
+        super().__init__()
+        self.after = after
+
+    def queue_position(self, ahead: int) -> None:
+        super().queue_position(ahead)
+        if ahead and self.after:
+            threading.Timer(self.after, self.stop).start()
+        elif ahead:
+            self.stop()
+
+
+@contextmanager
+def model_held(queue) -> Iterator[None]:
+    """Another user's question holds the model's queue until the block ends."""
+    release, holding = threading.Event(), threading.Event()
+
+    def other_user() -> None:
+        with queue.turn(RunControl()):
+            holding.set()
+            release.wait(30)
+
+    threading.Thread(target=other_user, daemon=True).start()
+    holding.wait(5)
+    try:
+        yield
+    finally:
+        release.set()
 
 
 def action(tool: str, query: str, thought: str = "I need more.") -> str:

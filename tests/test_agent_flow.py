@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_llm import QueuedLLM, ScriptedLLM, action, done, evidence_line, pick, read
+from scripted_llm import (
+    QueuedLLM,
+    ScriptedLLM,
+    StopWhenQueued,
+    action,
+    done,
+    evidence_line,
+    model_held,
+    pick,
+    read,
+)
 
 from rag.agent.events import (
     AnswerEvent,
@@ -397,28 +407,11 @@ def test_a_run_over_its_deadline_says_so(run, monkeypatch):
 # --- stopping a question, and the model's queue (issue 14) -------------------------------------------
 
 
-class StopWhenQueued(RunControl):
-    """A user who presses Stop when told that a question is ahead of theirs."""
-
-    def queue_position(self, ahead: int) -> None:
-        super().queue_position(ahead)
-        if ahead:
-            self.stop()
-
-
 def test_a_question_asked_while_another_holds_the_model_hears_its_place_at_once_and_stops_at_once(run):
-    queue, release, holding = ModelQueue(), threading.Event(), threading.Event()
-
-    def other_user() -> None:
-        with queue.turn(RunControl()):
-            holding.set()
-            release.wait(30)
-
-    threading.Thread(target=other_user, daemon=True).start()
-    holding.wait(5)
-    result, events, llm = run([], llm=QueuedLLM(replies=[pick("E1")], queue=queue), control=StopWhenQueued())
-    assert queue.load == 1, "the stopped question left the queue while the other still held the model"
-    release.set()
+    queue = ModelQueue()
+    with model_held(queue):
+        result, events, llm = run([], llm=QueuedLLM(replies=[pick("E1")], queue=queue), control=StopWhenQueued())
+        assert queue.load == 1, "the stopped question left the queue while the other still held the model"
     seen = [e.kind for e in events]  # the stop may come before or after the first hop's search
     assert seen[:2] == ["run_start", "waiting"] and seen[-2:] == ["stop", "answer"] and "llm" not in seen
     waiting = next(e for e in events if isinstance(e, Waiting))

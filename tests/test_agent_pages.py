@@ -9,14 +9,12 @@ tests/test_reader_real.py.
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from scripted_llm import QueuedLLM, ScriptedLLM, action
+from scripted_llm import QueuedLLM, ScriptedLLM, StopWhenQueued, action, model_held
 
 from rag.agent.events import AnswerEvent, Computation, HopEnd, LLMCall, PageRead, Stop
 from rag.agent.run import ask
-from rag.control import RunControl
 from rag.models.queue import ModelQueue
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
@@ -143,29 +141,11 @@ def test_auto_leaves_comparisons_to_the_cascade_and_reads_pages_for_the_rest(run
     assert not reads(events) and result.skill != "read_page" and llm.prompts, "a comparison: the cascade's skills"
 
 
-class StopWhenQueued(RunControl):
-    """A user who presses Stop a moment after being told that a question is ahead of theirs."""
-
-    def queue_position(self, ahead: int) -> None:
-        super().queue_position(ahead)
-        if ahead:
-            threading.Timer(0.5, self.stop).start()
-
-
 def test_a_page_read_waiting_for_the_model_is_stopped(run):
     """Stopped from outside while its page read waits for another question's turn: the run ends as stopped."""
-    queue, release, holding = ModelQueue(), threading.Event(), threading.Event()
-
-    def other_user() -> None:
-        with queue.turn(RunControl()):
-            holding.set()
-            release.wait(30)
-
-    threading.Thread(target=other_user, daemon=True).start()
-    holding.wait(5)
-    try:
-        result, events, llm = run([], llm=QueuedLLM(replies=[copy_from_page()], queue=queue), control=StopWhenQueued())
-    finally:
-        release.set()
+    queue = ModelQueue()
+    with model_held(queue):
+        result, events, llm = run([], llm=QueuedLLM(replies=[copy_from_page()], queue=queue),
+                                  control=StopWhenQueued(after=0.5))
     assert result.stop_reason == "stopped" and result.error is None and llm.prompts == []
     assert [e.kind for e in events][-2:] == ["stop", "answer"] and not reads(events)

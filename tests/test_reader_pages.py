@@ -8,7 +8,7 @@ import json
 
 import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, PDFS, pages_of
+from conftest import BESTBUY, EVAL, PDFS
 
 from rag.ingest import parse_pdf
 from rag.models.structured import schema_of
@@ -110,39 +110,33 @@ def test_numbers_are_compared_as_values():
     assert numbers("COVID-19 cases in Q3") == []
 
 
-def ingested_page(pdf: bytes) -> str:
+def ingested_page(path, page: int) -> str:
     """A page's text as the store keeps it: its table rows with their labels and headers."""
-    return parse_pdf(pdf, "page.pdf", IngestSettings()).page_texts[1]
+    with pymupdf.open(path) as doc:
+        doc.select([page - 1])
+        return parse_pdf(doc.tobytes(), "page.pdf", IngestSettings()).page_texts[1]
 
 
 def test_a_number_must_stand_on_a_line_about_what_is_asked():
-    earnings, cash_flows = (ingested_page(pages_of(BESTBUY, [p])) for p in (40, 42))
+    earnings, cash_flows = (ingested_page(PDFS / BESTBUY, p) for p in (40, 42))
     revenue = "What was Best Buy's revenue in fiscal 2023, in millions of dollars?"
     assert why_not("46,298", "", earnings, "number", revenue) is None
     # net earnings off the cash-flow statement; "Fiscal Years Ended", on every row, names none of them
     assert why_not("1,419", "", cash_flows, "number", revenue) == "its number stands on no line about what is asked"
     assert why_not("1,419", "", cash_flows, "number", "What were Best Buy's net earnings in fiscal 2023?") is None
-    with pymupdf.open(MANUAL) as doc:
-        doc.select([32])
-        specs = ingested_page(doc.tobytes())
+    specs = ingested_page(MANUAL, 33)
     weight = "What is the weight of the display's AC adapter?"
     assert why_not("0.7 kg", "", specs, "number", weight) is None
     assert why_not("1060", "", specs, "number", weight) == "its number stands on no line about what is asked"
 
 
 def test_words_must_stand_near_a_line_about_what_is_asked():
-    with pymupdf.open(MANUAL) as doc:
-        doc.select([6])
-        power = ingested_page(doc.tobytes())
+    power = ingested_page(MANUAL, 7)
     assert why_not("Blue", "", power, "text", "What colour does the POWER indicator glow when the monitor is on?") is None
-    with pymupdf.open(EVAL / "pdfs" / "e79deb02a0c0e87511080836c5d4347b.pdf") as doc:  # a state agency's plan
-        doc.select([0])
-        cover = ingested_page(doc.tobytes())
+    cover = ingested_page(PDFS / "e79deb02a0c0e87511080836c5d4347b.pdf", 1)  # a state agency's plan
     assert why_not("Rick Scott", "", cover, "text", "What is the name of the governor on the cover?") is None, \
         "the line under the name says GOVERNOR"
-    with pymupdf.open(WIDE / "san-francisco-11-contents.pdf") as doc:  # a city guide's map
-        doc.select([36])
-        sunset = ingested_page(doc.tobytes())
+    sunset = ingested_page(WIDE / "san-francisco-11-contents.pdf", 37)  # a city guide's map
     assert why_not("The Sunset Recreation Center", "", sunset, "text", "Name a restaurant between 45th Ave. and 44th Ave.") \
         == "its words stand on no line about what is asked", "a map label no line calls a restaurant"
 
