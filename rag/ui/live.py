@@ -7,6 +7,7 @@ to the conversation whether anyone is still watching or not.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -88,7 +89,8 @@ class LiveRuns:
             try:
                 result = workspace.ask(question, memory=memory, doc_ids=doc_ids, on_event=run._event,
                                        settings=settings, control=run.control)
-            except Exception as exc:  # noqa: BLE001 - saved with the turn and shown in the chat
+            # A cancelled workflow raises CancelledError, a BaseException: the turn still ends, with the error.
+            except (Exception, asyncio.CancelledError) as exc:  # noqa: BLE001 - saved with the turn, shown in the chat
                 error = error_text(exc)
             # Saved before it is over: whoever sees it end finds it in the conversation.
             try:
