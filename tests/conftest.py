@@ -30,8 +30,9 @@ def pdf_bytes(name: str) -> bytes:
     return (PDFS / name).read_bytes()
 
 
-def pages_of(name: str, pages: list[int]) -> bytes:
-    """A real PDF cut down to a few pages: real content, fast to index."""
+def pages_of(name: str | Path, pages: list[int]) -> bytes:
+    """A real PDF cut down to a few pages: real content, fast to index. `name` is a dev PDF's file name, or
+    any PDF's path."""
     import pymupdf
 
     doc = pymupdf.open(PDFS / name)

@@ -8,7 +8,7 @@ import json
 
 import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, PDFS
+from conftest import BESTBUY, EVAL, PDFS, pages_of
 
 from rag.ingest import parse_pdf
 from rag.models.structured import schema_of
@@ -112,9 +112,7 @@ def test_numbers_are_compared_as_values():
 
 def ingested_page(path, page: int) -> str:
     """A page's text as the store keeps it: its table rows with their labels and headers."""
-    with pymupdf.open(path) as doc:
-        doc.select([page - 1])
-        return parse_pdf(doc.tobytes(), "page.pdf", IngestSettings()).page_texts[1]
+    return parse_pdf(pages_of(path, [page]), "page.pdf", IngestSettings()).page_texts[1]
 
 
 def test_a_number_must_stand_on_a_line_about_what_is_asked():
