@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 from conftest import PDFS, PEW, local_settings
 
+from rag.eval.modes import oracle_hits
 from rag.ingest import IngestError, ocr, parse_pdf
 from rag.ingest.figures import find_page_figures
 from rag.ingest.ocr import OcrLine
@@ -117,6 +118,14 @@ def test_a_phrase_of_each_scanned_page_finds_that_page(scanned, n):
     phrase, _ = source_phrase(SCANNED[n - 1])
     hits = ws.search(phrase, modality="text").hits
     assert hits[0].fragment.page == n, (phrase, hits[0].fragment.text)
+
+
+def test_the_oracle_reads_a_scanned_page_by_its_ocr_text(scanned):
+    """A scan has no text layer: the oracle mode's gold pages must be the text the store read."""
+    ws, report, _ = scanned
+    hits = oracle_hits(ws, [report.doc_id], [3, 1])
+    assert [h.fragment.page for h in hits] == [1, 3]
+    assert source_phrase(SCANNED[0])[0].split()[0].lower() in hits[0].fragment.text.lower()
 
 
 def test_boxes_on_the_rotated_scan_land_where_the_text_is(scanned):

@@ -52,12 +52,14 @@ def page_fragment(doc, page_no: int, text: str, n: int = 0) -> Fragment:
 
 
 def oracle_hits(ws, doc_ids: list[str] | None, pages: list[int]) -> list[Hit]:
+    """The gold pages as the store keeps them: a scanned page's OCR text and a table's rows included,
+    which the PDF's own text layer lacks."""
     if not doc_ids or not pages:
         return []
     doc = ws.store.get(doc_ids[0])
-    with pymupdf.open(ws.store.pdf_path(doc.doc_id)) as pdf:
-        texts = [(p, pdf[p - 1].get_text().strip()) for p in sorted(pages) if 0 < p <= pdf.page_count]
-    return [Hit(fragment=page_fragment(doc, p, t), score=1.0, collection="text") for p, t in texts if t]
+    texts = ws.store.page_texts(doc.doc_id, sorted(set(pages)))
+    return [Hit(fragment=page_fragment(doc, p, t.strip()), score=1.0, collection="text") for p, t in texts.items()
+            if t.strip()]
 
 
 class PlainTextIndex:
