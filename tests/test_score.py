@@ -20,6 +20,8 @@ from rag.eval.score import score
         ("7.02", "7.0", "Float", True),
         ("7.5", "7.0", "Float", False),
         ("0.011", "0.109", "Float", False),  # relative tolerance: a small number is not inflated by ÷100
+        ("139.12 million", "13929", "Float", False),  # a hundredth is a percent form only beside a "%"
+        ("13.929", "13929", "Float", False),
         ("less well-off", "Less well-off", "Str", True),
         ("They said: Less well off.", "Less well-off", "Str", True),
         ("Florida Department of Health", "Florida Department of Health", "Str", True),
