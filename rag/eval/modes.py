@@ -4,7 +4,8 @@
 - `single-pass`: the router's top-10 at 6:2:2, then the reader; no ReAct step.
 - `text-only`: the paper's baseline: the PDF's plain page text, split into ~160-token
   chunks in one collection, top-10, then the reader. No tables, no figures, no router.
-- `oracle`: the gold evidence pages' text: what the reader can do when retrieval is perfect.
+- `oracle`: the gold evidence pages' text as the store keeps it: what the reader can do when
+  retrieval is perfect.
 
 Every mode yields the same events (hops, reader steps, answer), so traces, the UI and `collect` work
 unchanged, and the reader's evidence budget bounds every mode's context alike.
