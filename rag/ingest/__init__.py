@@ -148,12 +148,14 @@ def stop_workers() -> None:
         _POOLS.popitem()[1].shutdown()
 
 
-def page_text(blocks: list[tuple[BBox, str]], tables: list[Table]) -> str:
+def page_text(blocks: list[tuple[BBox, str]], tables: list[Table], overlays: list[Table] = ()) -> str:
     """The page in reading order, its tables as rows of "Header: value" pairs: the text layer
-    flattens a table into runs of numbers, and a small model misreads columns it must align."""
+    flattens a table into runs of numbers, and a small model misreads columns it must align.
+    `overlays` add their rows without hiding the text under them: a chart read off a scanned page's
+    picture covers the whole page, words and all."""
     areas = [t.bbox for t in tables]
     parts = [(box, text) for box, text in blocks if not inside(box, areas)]
-    parts += [(t.bbox, "\n".join(row_text(t.header, row) for row in t.rows)) for t in tables]
+    parts += [(t.bbox, "\n".join(row_text(t.header, row) for row in t.rows)) for t in [*tables, *overlays]]
     return "\n".join(text for _, text in sorted(parts, key=lambda part: (round(part[0][1]), part[0][0])))
 
 
@@ -243,7 +245,8 @@ def _parse_page(
     chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds, warn)
     figure_frags = keep_charted(figure_frags)
     _count_ocr_apart(seconds, "charts", chart_seconds)
-    parsed.page_texts[page_no] = page_text(blocks, tables + [c for c in charts if not c.chart.ambiguous])
+    shown = [c for c in charts if not c.chart.ambiguous]
+    parsed.page_texts[page_no] = page_text(blocks, tables, shown) if read_with_ocr else page_text(blocks, tables + shown)
     tables = tables + charts
     with timed(seconds, "parse"):
         text_frags = text_fragments(
