@@ -7,6 +7,7 @@ midway never leaves a half-indexed document visible; the next open removes the r
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -48,7 +49,11 @@ def make_client(settings: Settings):
         return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
     path = settings.data_dir / "chroma"
     path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    # Chroma creates its tables on first open without a lock of its own: two processes opening
+    # a new store at once (the app and a CLI ingest) would otherwise fail one of them.
+    with open(settings.data_dir / "chroma.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
 
 
 class Store:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+
 import pytest
-from conftest import PEW, local_settings, pages_of
+from conftest import PEW, ROOT, local_settings, pages_of
 from llama_index.core.embeddings import MockEmbedding
 
 from rag.progress import IngestEstimate
@@ -161,3 +165,32 @@ def test_texts_are_embedded_while_worker_processes_parse_the_rest(tmp_path):
     assert early and early[-1] > 0, "some texts were embedded before the last pages were parsed"
     assert len(model.texts) == len(set(model.texts))
     assert [d == t for s, d, t in stages if s == "embed"][-1], "the count ends at its total"
+
+
+_OPEN_ON_SCHEDULE = """
+import sys, time
+from pathlib import Path
+from rag.settings import Settings
+from rag.store import make_client
+base, go, ready, rounds = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+ready.touch()
+while not go.exists():
+    time.sleep(0.001)
+start = float(go.read_text())
+for k in range(rounds):
+    time.sleep(max(0.0, start + k * 0.5 - time.time()))
+    make_client(Settings.from_env(embed_provider="local", chroma_host=None, data_dir=base / str(k)))
+"""
+
+
+def test_processes_opening_a_new_store_at_the_same_moment_all_succeed(tmp_path):
+    """Chroma builds its tables on first open; unguarded, one such moment in six fails a process."""
+    rounds, ready, go = 24, [tmp_path / f"ready{i}" for i in range(4)], tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", _OPEN_ON_SCHEDULE, str(tmp_path), str(go), str(r), str(rounds)],
+                              cwd=ROOT, stderr=subprocess.PIPE, text=True) for r in ready]
+    while not all(r.exists() for r in ready) and all(p.poll() is None for p in procs):
+        time.sleep(0.01)
+    (tmp_path / "start").write_text(str(time.time() + 0.5))
+    (tmp_path / "start").rename(go)
+    errors = [p.communicate(timeout=300)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [e[-300:] for e in errors if e]
