@@ -58,9 +58,8 @@ def oracle_hits(ws, doc_ids: list[str] | None, pages: list[int]) -> list[Hit]:
     if not doc_ids or not pages:
         return []
     doc = ws.store.get(doc_ids[0])
-    texts = ws.store.page_texts(doc.doc_id, sorted(set(pages)))
-    return [Hit(fragment=page_fragment(doc, p, t.strip()), score=1.0, collection="text") for p, t in texts.items()
-            if t.strip()]
+    texts = {p: t.strip() for p, t in ws.store.page_texts(doc.doc_id, sorted(set(pages))).items()}
+    return [Hit(fragment=page_fragment(doc, p, t), score=1.0, collection="text") for p, t in texts.items() if t]
 
 
 class PlainTextIndex:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
@@ -148,7 +148,7 @@ def stop_workers() -> None:
         _POOLS.popitem()[1].shutdown()
 
 
-def page_text(blocks: list[tuple[BBox, str]], tables: list[Table], overlays: list[Table] = ()) -> str:
+def page_text(blocks: list[tuple[BBox, str]], tables: list[Table], overlays: Sequence[Table] = ()) -> str:
     """The page in reading order, its tables as rows of "Header: value" pairs: the text layer
     flattens a table into runs of numbers, and a small model misreads columns it must align.
     `overlays` add their rows without hiding the text under them: a chart read off a scanned page's
