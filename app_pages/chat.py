@@ -80,6 +80,12 @@ def show_answer(ws: Workspace, answer: AgentAnswer | None, error: str | None) ->
     if not answer:
         return
     st.markdown(answer_markdown(answer.answer))
+    if answer.still_reading:
+        st.caption(f":material/hourglass_top: {answer_markdown(answer.still_reading)}")
+        if answer.ask_again:
+            st.button("Ask again when they are read", key=f"again_{answer.run_id}", icon=":material/schedule:",
+                      on_click=ask_when_read, args=(ws, answer.question),
+                      help="The pages that matter to this question are not read whole yet.")
     for citation in answer.citations:
         show_citation(ws, citation)
     first = f"first evidence after {answer.first_hop_s:.1f} s · " if answer.first_hop_s is not None else ""
@@ -127,6 +133,28 @@ def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> N
         st.rerun()  # it is over: draw it from the conversation, with the input enabled again
 
 
+def ask_when_read(ws: Workspace, question: str) -> None:
+    """Ask this question again once the documents being read now are complete."""
+    st.session_state.ask_when_read = (question, [d.doc_id for d in ws.store.documents() if d.status != "complete"])
+
+
+@st.fragment(run_every=2.0)
+def waiting_to_ask(ws: Workspace) -> None:
+    """The question waiting for pages to be read: asked as soon as they are."""
+    if not (waiting := st.session_state.get("ask_when_read")):
+        return
+    question, doc_ids = waiting
+    left = [d for d in ws.store.documents() if d.doc_id in doc_ids and d.status != "complete"]
+    if left:
+        done, pages = sum(d.done_pages for d in left), sum(d.pages for d in left)
+        st.info(f"“{question}” will be asked again once the pages are read ({done} of {pages}).",
+                icon=":material/schedule:")
+        return
+    del st.session_state.ask_when_read
+    st.session_state.ask_now = question
+    st.rerun(scope="app")
+
+
 def warm_up(ws: Workspace) -> None:
     """Run one search while the user types, once per session, so the first question's first hop shows
     at once: the router and the indexes of the documents there are now (an upload may have added
@@ -154,7 +182,7 @@ names = {d.doc_id: d.file for d in docs}
 chosen = st.multiselect("Search in", list(names), format_func=names.get, placeholder="all documents")
 live = live_runs().get(cid)
 question = st.chat_input("Wait for the answer, or stop it" if live else "Ask a question about your reports",
-                         disabled=live is not None)
+                         disabled=live is not None) or (None if live else st.session_state.pop("ask_now", None))
 if question and live:  # typed while the last question ran: one question at a time per conversation
     st.toast("Wait for the answer, or stop it, before asking again.", icon=":material/hourglass_top:")
 elif question:
@@ -162,4 +190,5 @@ elif question:
         cid = conversations().create(question)
         st.query_params[PARAM] = cid
     live = live_runs().start(ws, cid, question, session_settings().model_copy(deep=True), chosen or None)
+waiting_to_ask(ws)
 show_conversation(ws, cid, live)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rag import jobs
 from rag.agent.events import (
     AnswerEvent,
     Computation,
@@ -32,6 +33,8 @@ def workspace() -> Workspace:
     store and the embedder open now; the indexes and the language model load in the background."""
     ws = Workspace()
     ws.warm_up()
+    if ws.settings.local_worker:  # tables, charts and OCR of uploads are read here, in the background
+        jobs.host(ws)
     return ws
 
 

@@ -1,4 +1,4 @@
-"""Upload PDFs: a progress bar per file, its counts when done, the library with thumbnails."""
+"""Upload PDFs: each is searchable within seconds; the library shows how far each is read."""
 
 from __future__ import annotations
 
@@ -7,26 +7,26 @@ from datetime import datetime
 import streamlit as st
 
 from app_pages.common import chart_card, page_image, workspace
+from rag import jobs
 from rag.progress import IngestEstimate
 from rag.records import MODALITY_NAMES, DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
+STAGE_NAMES = {"searchable": "searchable by keyword", "vectors": "searchable", "complete": "complete"}
+
 
 def ingest_with_progress(ws: Workspace, data: bytes, name: str, password: str | None = None) -> IngestReport:
-    """Ingest one file with a bar that says how many pages are parsed, texts embedded and fragments
-    indexed, and about how long is left; pages read with OCR say so while they are read (seconds each)."""
-    bar = st.progress(0.0, text=f"{name}: reading …")
+    """Make one file searchable (its text layer: seconds) with a bar; the rest is queued for the worker."""
+    bar = st.progress(0.0, text=f"{name}: reading its text …")
     estimate = IngestEstimate()
 
     def progress(stage: str, n: int, total: int) -> None:
-        if stage == "ocr":
-            if n < total:
-                bar.progress(estimate.share(), text=f"{name}: reading page {n + 1} of {total} with OCR")
-            return
         estimate(stage, n, total)
         bar.progress(min(estimate.share(), 1.0), text=f"{name}: {estimate.text()}")
 
-    report = ws.ingest(data, name, progress, password=password)
+    report = ws.ingest(data, name, progress, password=password, wait="searchable")
+    if report.stage in ("searchable", "vectors") and not report.error:
+        jobs.enqueue(ws.settings, report.doc_id)
     bar.empty()
     return report
 
@@ -46,8 +46,10 @@ def show_report(report: IngestReport) -> None:
     elif report.status == "skipped":
         st.info(f"**{report.file}** is already in the library ({report.pages} pages).", icon=":material/recycling:")
     else:
-        st.success(f"**{report.file}** · {report.pages} pages · {counts(report.fragments)} · "
-                   f"{report.seconds:.1f} s", icon=":material/check_circle:")
+        searchable = report.stage_seconds.get("searchable", report.seconds)
+        st.success(f"**{report.file}** · {report.pages} pages · {counts(report.fragments)} · searchable after "
+                   f"{searchable:.1f} s: ask away. Tables, charts and scanned pages are read in the background "
+                   "(see the library below).", icon=":material/check_circle:")
     for note in report.notes:
         st.caption(f"{report.file}: {note}")
     for warning in report.warnings:
@@ -70,21 +72,52 @@ def counts(fragments: dict[str, int]) -> str:
     return " · ".join(f"{n} {MODALITY_NAMES[m]}" for m, n in fragments.items())
 
 
+def stage(ws: Workspace, doc: DocumentInfo) -> None:
+    """How far the document is read: its stage, a bar while it is read, its error with a retry."""
+    if doc.error:
+        st.error(f"Reading stopped at {doc.done_pages} of {doc.pages} pages ({doc.error}); it stays "
+                 f"{STAGE_NAMES[doc.status]}.", icon=":material/error:")
+        st.button("Retry", key=f"retry_{doc.doc_id}", icon=":material/refresh:", on_click=jobs.retry, args=(ws, doc.doc_id))
+    elif doc.status == "searchable":
+        st.progress(0.0, text=f":material/hourglass_top: {STAGE_NAMES[doc.status]} · embedding its text, "
+                    f"then reading tables, charts and scans: 0 of {doc.pages} pages")
+    elif doc.status != "complete":
+        st.progress(doc.done_pages / doc.pages, text=f":material/hourglass_top: {STAGE_NAMES[doc.status]} · "
+                    f"reading tables, charts and scans: {doc.done_pages} of {doc.pages} pages")
+
+
 def document_row(ws: Workspace, doc: DocumentInfo) -> None:
     thumb, info, action = st.columns([1, 6, 1], vertical_alignment="center")
     pdf = ws.store.pdf_path(doc.doc_id)
     if pdf.exists():
         thumb.image(page_image(str(pdf), 1, dpi=20))
     added = datetime.fromtimestamp(doc.added_at).strftime("%Y-%m-%d %H:%M") if doc.added_at else ""
-    info.markdown(f"**{doc.file}**  \n{doc.pages} pages · {counts(doc.fragments)}  \n:gray[added {added}]")
+    info.markdown(f"**{doc.file}** · :blue-badge[{STAGE_NAMES[doc.status]}]  \n{doc.pages} pages · "
+                  f"{counts(doc.fragments)}  \n:gray[added {added}]")
     action.button("Delete", key=f"delete_{doc.doc_id}", icon=":material/delete:", on_click=ws.store.delete, args=(doc.doc_id,))
+    stage(ws, doc)
+    for note in doc.notes:
+        st.caption(note)
+    for warning in doc.warnings[:3] if doc.status == "complete" else []:
+        st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
+
+
+@st.fragment(run_every=1.0)
+def library(ws: Workspace) -> None:
+    """Redrawn every second, so the stages move while the worker reads."""
+    docs = ws.store.documents()
+    if not docs:
+        st.caption("No documents yet: drop PDF reports above.")
+    for doc in docs:
+        with st.container(border=True):
+            document_row(ws, doc)
 
 
 ws = workspace()
 st.title("Upload reports")
 files = st.file_uploader("PDF reports", type="pdf", accept_multiple_files=True,
-                         help="Several files at once; each is parsed, embedded and indexed in turn.")
+                         help="Several files at once; each is searchable in seconds, and read whole in the background.")
 done: dict[str, IngestReport] = st.session_state.setdefault("ingested", {})
 new = [f.file_id for f in files or [] if f.file_id not in done]
 for file in files or []:
@@ -98,9 +131,4 @@ if any(done[f].status == "ingested" for f in new):
     st.rerun()  # the sidebar's document count was drawn before these files went in
 
 st.subheader("Library")
-docs = ws.store.documents()
-if not docs:
-    st.caption("No documents yet: drop PDF reports above.")
-for doc in docs:
-    with st.container(border=True):
-        document_row(ws, doc)
+library(ws)

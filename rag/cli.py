@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -59,15 +60,27 @@ def build_parser() -> argparse.ArgumentParser:
     _set_option(parser)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    p = sub.add_parser("ingest", help="parse and index PDF files")
+    p = sub.add_parser("ingest", help="make PDF files searchable; tables, charts and OCR follow in the background")
     p.add_argument("files", nargs="+", type=Path)
     p.add_argument("--password", help="password of encrypted PDFs (default: $RAG_PDF_PASSWORD)")
+    p.add_argument("--wait", choices=["searchable", "complete"], default="searchable",
+                   help="return once the text layer is searchable (default; a worker reads the rest), or read "
+                        "everything here first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("docs", help="list indexed documents")
+    p = sub.add_parser("docs", help="list indexed documents and how far each is read")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("worker", help="read queued documents to complete (tables, charts, OCR) until stopped")
+    p.add_argument("--threads", type=int, default=1, help="documents read at once by this process")
+    p.add_argument("--exit-when-idle", type=float, metavar="SECONDS", help="end once the queue has been empty this long")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("retry", help="read a document whose reading failed again")
+    p.add_argument("doc", help="doc id, id prefix or file name")
+    p.set_defaults(func=cmd_retry)
 
     p = sub.add_parser("delete", help="delete a document and all its fragments")
     p.add_argument("doc", help="doc id, id prefix or file name")
@@ -168,6 +181,7 @@ def _emit(args, payload: dict, text: str) -> None:
 
 
 def cmd_ingest(args, settings: Settings) -> int:
+    from rag import jobs
     from rag.progress import ingest_bar
     from rag.records import IngestReport
 
@@ -179,16 +193,21 @@ def cmd_ingest(args, settings: Settings) -> int:
             report = IngestReport(file=path.name, status="error", error=f"cannot read {path}")
         else:
             with ingest_bar(path.name, enabled=not args.json) as progress:
-                report = ws.ingest(data, path.name, progress, password=args.password or os.environ.get("RAG_PDF_PASSWORD"))
+                report = ws.ingest(data, path.name, progress, wait=args.wait,
+                                   password=args.password or os.environ.get("RAG_PDF_PASSWORD"))
         reports.append(report)
+        if report.stage in ("searchable", "vectors") and not report.error:
+            jobs.enqueue(settings, report.doc_id)
         if not args.json:
             print(_describe(report), file=sys.stderr if report.status == "error" else sys.stdout)
+    if any(r.stage in ("searchable", "vectors") for r in reports) and jobs.ensure_worker(settings) and not args.json:
+        print("a worker reads the rest in the background: python -m rag docs shows how far it is")
     ingested = [r for r in reports if r.status == "ingested"]
     pages_per_s = sum(r.pages for r in ingested) / max(sum(r.seconds for r in ingested), 1e-9)
     payload = {
         "documents": [
-            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "error", "warnings",
-                                   "notes", "ocr_pages"}),
+            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "stage", "stage_seconds",
+                                   "error", "warnings", "notes", "ocr_pages"}),
              "pages_per_second": round(r.pages / r.seconds, 2) if r.status == "ingested" and r.seconds else None}
             for r in reports
         ],
@@ -196,6 +215,30 @@ def cmd_ingest(args, settings: Settings) -> int:
     }
     _emit(args, payload, f"{len(ingested)} ingested, {pages_per_s:.1f} pages/s" if ingested else "nothing new ingested")
     return 1 if any(r.status == "error" for r in reports) else 0
+
+
+def cmd_worker(args, settings: Settings) -> int:
+    from rag import jobs
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    ws = _workspace(settings)
+    if not jobs.claim_store(settings):
+        raise SystemExit("another process on this machine reads this store's documents already")
+    jobs.Worker(ws, threads=args.threads).run(idle_exit_s=args.exit_when_idle)
+    return 0
+
+
+def cmd_retry(args, settings: Settings) -> int:
+    from rag import jobs
+
+    ws = _workspace(settings)
+    doc = ws.store.resolve(args.doc)
+    if doc.status == "complete":
+        raise SystemExit(f"{doc.file} is read completely already")
+    jobs.retry(ws, doc.doc_id)
+    jobs.ensure_worker(settings)
+    print(f"{doc.file}: queued to be read again")
+    return 0
 
 
 def _read(path: Path) -> bytes | None:
@@ -206,20 +249,36 @@ def _read(path: Path) -> bytes | None:
 
 
 def _describe(report) -> str:
-    if report.status == "error":
+    if report.status == "error" and not report.stage:
         return f"✗ {report.file}: {report.error}"
     counts = ", ".join(f"{n} {m}" for m, n in report.fragments.items())
-    verb = "already indexed" if report.status == "skipped" else f"{report.seconds:.1f} s, {report.pages / report.seconds:.1f} pages/s"
+    if report.status == "skipped":
+        verb = "already indexed"
+    elif report.stage == "complete":
+        verb = f"{report.seconds:.1f} s, {report.pages / report.seconds:.1f} pages/s"
+    else:
+        verb = f"searchable after {report.seconds:.1f} s; tables, charts and OCR follow"
     warn = "".join(f"\n  · {n}" for n in report.notes) + "".join(f"\n  ! {w}" for w in report.warnings)
-    return f"✓ {report.file} [{report.doc_id[:12]}] {report.pages} pages: {counts} ({verb}){warn}"
+    failed = f"\n  ✗ {report.error} (python -m rag retry {report.doc_id[:12]})" if report.error else ""
+    return f"✓ {report.file} [{report.doc_id[:12]}] {report.pages} pages: {counts} ({verb}){warn}{failed}"
 
 
 def cmd_docs(args, settings: Settings) -> int:
     docs = _workspace(settings).store.documents()
-    payload = {"documents": [d.model_dump(include={"doc_id", "file", "pages", "fragments"}) for d in docs]}
-    lines = [f"{d.doc_id[:12]}  {d.pages:4d} pages  {d.fragments}  {d.file}" for d in docs]
+    payload = {"documents": [{**d.model_dump(include={"doc_id", "file", "pages", "fragments", "status", "error",
+                                                       "stage_seconds", "warnings"}), "pages_done": d.done_pages}
+                             for d in docs]}
+    lines = [f"{d.doc_id[:12]}  {d.pages:4d} pages  {_stage_text(d):32s} {d.fragments}  {d.file}" for d in docs]
     _emit(args, payload, "\n".join(lines) or "no documents yet: python -m rag ingest FILE.pdf")
     return 0
+
+
+def _stage_text(doc) -> str:
+    if doc.error:
+        return f"{doc.status}, failed: {doc.error}"
+    if doc.status == "complete":
+        return "complete"
+    return f"{doc.status}, {doc.done_pages}/{doc.pages} pages read"
 
 
 def cmd_delete(args, settings: Settings) -> int:

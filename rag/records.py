@@ -108,6 +108,7 @@ class ParsedDocument(BaseModel):
     empty_pages: list[int] = Field(default_factory=list)
     bad_pages: list[int] = Field(default_factory=list)
     ocr_pages: list[int] = Field(default_factory=list)
+    unread_pages: list[int] = Field(default_factory=list, description="pages a text-layer read left for OCR")
     warnings: list[str] = Field(
         default_factory=list, description='what failed, and why: "page 12: table extraction failed (…)"')
     timings: dict[str, float] = Field(default_factory=dict)
@@ -119,7 +120,7 @@ class ParsedDocument(BaseModel):
         self.page_texts.update(part.page_texts)
         self.search_texts.update(part.search_texts)
         self.page_labels.update(part.page_labels)
-        for name in ("empty_pages", "bad_pages", "ocr_pages", "warnings"):
+        for name in ("empty_pages", "bad_pages", "ocr_pages", "unread_pages", "warnings"):
             getattr(self, name).extend(getattr(part, name))
         for step, seconds in part.timings.items():
             self.timings[step] = self.timings.get(step, 0.0) + seconds
@@ -128,17 +129,66 @@ class ParsedDocument(BaseModel):
         return {m: sum(f.modality == m for f in self.fragments) for m in MODALITIES}
 
 
+Stage = Literal["indexing", "searchable", "vectors", "complete"]
+STAGES: tuple[Stage, ...] = ("indexing", "searchable", "vectors", "complete")
+# What is left to read on a page: its OCR (a scan), its tables, charts and figures, or nothing.
+UNREAD, TEXT_ONLY, DONE = "u", "t", "c"
+_LEFT = {UNREAD: "OCR", TEXT_ONLY: "tables, charts"}
+
+
 class DocumentInfo(BaseModel):
-    """A document as the store's registry knows it."""
+    """A document as the store's registry knows it. Each stage leaves it answerable: `searchable` (its text
+    layer, by keyword), `vectors` (its text embedded: hybrid search), `complete` (tables, charts, OCR and
+    figures too). `page_states` holds a letter per page: UNREAD, TEXT_ONLY or DONE."""
 
     doc_id: str
     file: str
     pages: int
     fragments: dict[str, int]
-    status: Literal["indexing", "ready"] = "ready"
+    status: Stage = "complete"
+    page_states: str = ""
+    error: str | None = None  # why its enrichment stopped: it keeps the stage it reached
+    warnings: list[str] = Field(default_factory=list)  # what failed on its pages
+    notes: list[str] = Field(default_factory=list)  # how it was read ("3 pages read with OCR …")
+    stage_seconds: dict[str, float] = Field(default_factory=dict, description="stage → seconds from its ingest's start")
+    version: int = 0  # changes when its searchable words change: the key of the keyword indexes
     embed_model: str = ""
     added_at: float = 0.0
     owner: str = ""
+
+    @property
+    def visible(self) -> bool:
+        return self.status != "indexing"
+
+    @property
+    def done_pages(self) -> int:
+        return self.page_states.count(DONE) if self.status != "complete" else self.pages
+
+    def pages_left(self, state: str | None = None) -> list[int]:
+        """Pages still to read (of one state, or of any); none once complete."""
+        if self.status == "complete":
+            return []
+        return [n for n, s in enumerate(self.page_states, 1) if s != DONE and (state is None or s == state)]
+
+    def still_reading(self) -> str:
+        """One line on what is not read yet: "pages 40–73 are still being read (tables, charts)"."""
+        left = self.pages_left()
+        if not left:
+            return ""
+        what = ", ".join(_LEFT[s] for s in (UNREAD, TEXT_ONLY) if self.pages_left(s))
+        one = len(left) == 1
+        return f"{'page' if one else 'pages'} {page_ranges(left)} of {self.file} {'is' if one else 'are'} still being read ({what})"
+
+
+def page_ranges(pages: list[int]) -> str:
+    """1, 2, 3, 5 → "1–3, 5"."""
+    runs: list[list[int]] = []
+    for p in sorted(pages):
+        if runs and p == runs[-1][-1] + 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 class Hit(BaseModel):
@@ -177,6 +227,8 @@ class IngestReport(BaseModel):
     fragments: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
     status: Literal["ingested", "skipped", "error"]
+    stage: Stage | None = None  # how far the document got: "searchable" while the rest is read in the background
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
     error: str | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)

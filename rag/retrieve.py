@@ -27,7 +27,7 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 from rag.ids import page_id
 from rag.records import MODALITIES, Hit, Modality, SearchResult
 from rag.settings import RetrievalSettings
-from rag.sparse import SparseIndex
+from rag.sparse import SparseIndex, fingerprint
 from rag.store import PAGES, Store, fragment_from_node
 from rag.timing import ms_since
 
@@ -211,9 +211,9 @@ class Retriever:
     def warm(self) -> None:
         """Build the BM25 indexes the settings use now, so the next question does not wait for them."""
         names = [*MODALITIES] * self.settings.hybrid + [PAGES] * self.settings.parent_page
-        ready = self._scope(None).ready
+        scope = self._scope(None)
         for name in names:
-            self.sparse[name].retriever(ready, None, 1)
+            self._sparse(name, scope, 1)
 
     def route(self, query: QueryBundle) -> list[Modality]:
         result = self.selector.select(ModalitySelector.choices(), query)
@@ -269,12 +269,17 @@ class Retriever:
     def _fragments(self, name: str, bundle: QueryBundle, n: int, scope: Scope, hybrid: bool) -> list[Hit]:
         """Dense search of one collection, fused with BM25 by reciprocal rank when hybrid."""
         dense = self.indexes[name].as_retriever(similarity_top_k=n, filters=scope.filters)
-        sparse = self.sparse[name].retriever(scope.ready, scope.allowed, n) if hybrid else None
+        sparse = self._sparse(name, scope, n) if hybrid else None
         if sparse is None:
             return [self._hit(name, r.node, cosine_from_chroma(r.score or 0.0)) for r in dense.retrieve(bundle)]
         fused = _fuse([dense, sparse], n).retrieve(bundle)
-        cosines = self._cosines(name, [r.node.node_id for r in fused], bundle.embedding)
+        cosines = self._cosines(name, [r.node for r in fused], bundle.embedding)
         return [self._hit(name, r.node, cosines[r.node.node_id], r.score) for r in fused]
+
+    def _sparse(self, name: str, scope: Scope, n: int) -> BaseRetriever | None:
+        covered, key = scope.keyed[name]
+        allowed = scope.allowed if scope.allowed is None else [d for d in scope.allowed if d in covered]
+        return self.sparse[name].retriever(covered, allowed, n, key) if covered and allowed != [] else None
 
     def _page_searches(self, bundle: QueryBundle, n: int, scope: Scope) -> list[BaseRetriever]:
         """The page collection's own searches (dense, the pages the query names, BM25): run once, the
@@ -282,7 +287,7 @@ class Retriever:
         searches = [self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
         if refs := referenced_pages(bundle.query_str):
             searches.append(PageList(self._named_pages(refs, scope), self.store))
-        if sparse := self.sparse[PAGES].retriever(scope.ready, scope.allowed, n):
+        if sparse := self._sparse(PAGES, scope, n):
             searches.append(sparse)
         return [Found(search.retrieve(bundle)) for search in searches]
 
@@ -321,42 +326,59 @@ class Retriever:
 
     def _best_on_page(self, modality: Modality, key: tuple[str, int], query: list[float]) -> Hit | None:
         """A page found by its text that no fragment search reached: its closest fragment."""
-        nodes = self.store.nodes(modality, doc_ids=[key[0]], page=key[1], embeddings=True)
+        nodes = self.store.nodes(modality, doc_ids=[key[0]], page=key[1])
         if not nodes:
             return None
-        sims = np.array([n.embedding for n in nodes]) @ _unit(query)
-        i = int(np.argmax(sims))
-        return self._hit(modality, nodes[i], float(sims[i]))
+        cosines = self._cosines(modality, nodes, query)
+        best = max(nodes, key=lambda n: cosines[n.node_id])
+        return self._hit(modality, best, cosines[best.node_id])
 
-    def _cosines(self, name: str, ids: list[str], query: list[float]) -> dict[str, float]:
-        if not ids:
+    def _cosines(self, name: str, nodes: list, query: list[float]) -> dict[str, float]:
+        """Each node's cosine with the query: from its stored vector, or, for one only keyword search knows
+        yet (a document still being embedded), from its text embedded now."""
+        if not nodes:
             return {}
-        nodes = self.store.nodes(name, ids, embeddings=True)
-        sims = np.array([n.embedding for n in nodes]) @ _unit(query) if nodes else []
-        return dict(zip((n.node_id for n in nodes), map(float, sims)))
+        vectors = {n.node_id: n.embedding for n in self.store.nodes(name, [n.node_id for n in nodes], embeddings=True)}
+        if unknown := [n for n in nodes if n.node_id not in vectors]:
+            embedded = self.store.embed_model.get_text_embedding_batch([n.get_content() for n in unknown])
+            vectors.update(zip((n.node_id for n in unknown), embedded))
+        ids = list(vectors)
+        return dict(zip(ids, map(float, np.array([_unit(vectors[i]) for i in ids]) @ _unit(query))))
 
     @staticmethod
     def _hit(modality: Modality, node, score: float, rank: float | None = None) -> Hit:
         return Hit(fragment=fragment_from_node(node), score=score, collection=modality, rank=rank)
 
     def _scope(self, doc_ids: list[str] | None) -> Scope:
-        """Restrict to the requested documents, and always to fully indexed ones."""
+        """Restrict to the requested documents, and always to searchable ones."""
         docs = self.store.documents(include_indexing=True)  # one registry read per search
-        ready = [d.doc_id for d in docs if d.status == "ready"]
+        ready = [d.doc_id for d in docs if d.visible]
+        keyed = {name: _keyed([d for d in docs if d.status == "complete" or (d.visible and name in _EARLY)])
+                 for name in self.sparse}
         allowed = None if doc_ids is None else [d for d in doc_ids if d in ready]
         if doc_ids is None and len(ready) == len(docs):
-            return Scope(ready, None, None)
-        only = MetadataFilter(key="doc_id", value=(allowed if allowed is not None else ready) or ["-"],
-                              operator=FilterOperator.IN)
-        return Scope(ready, allowed, MetadataFilters(filters=[only]))
+            return Scope(ready, None, None, keyed)
+        only = MetadataFilter(key="doc_id", value=allowed or ["-"], operator=FilterOperator.IN)
+        return Scope(ready, allowed, MetadataFilters(filters=[only]), keyed)
 
 
 class Scope(NamedTuple):
-    """The documents a search may see: all ready ones, the requested subset, as a Chroma filter."""
+    """The documents a search may see: all searchable ones, the requested subset, as a Chroma filter; and
+    per collection, the documents its keyword index covers and the key of what they hold."""
 
     ready: list[str]
     allowed: list[str] | None
     filters: MetadataFilters | None
+    keyed: dict[str, tuple[list[str], str]]
+
+
+# Collections a searchable document has words in; table rows and figures come with its complete stage, so
+# the keyword indexes of those wait for it (a new upload does not rebuild them).
+_EARLY = ("text", PAGES)
+
+
+def _keyed(docs: list) -> tuple[list[str], str]:
+    return [d.doc_id for d in docs], fingerprint([f"{d.doc_id}:{d.version}" for d in docs])
 
 
 def _wide(k: int, cfg: RetrievalSettings) -> int:

@@ -176,6 +176,11 @@ class Settings(BaseModel):
     eval_dir: Path = Path("eval")
     chroma_host: str | None = None
     chroma_port: int = 8000
+    # The enrichment queue (rag/jobs.py): SQLite in data_dir when unset, else a Redis URL for a team.
+    queue_url: str | None = None
+    # This machine starts a worker for its store (the app's server hosts one, `rag ingest` starts one when
+    # none runs); off (RAG_WORKER=off) when a team runs `python -m rag worker` where it wants them.
+    local_worker: bool = True
     embed_provider: str = "local"
     openai_embed_model: str = "text-embedding-3-small"
     ingest: IngestSettings = Field(default_factory=IngestSettings)
@@ -224,6 +229,10 @@ class Settings(BaseModel):
         if env.get("CHROMA_HOST"):
             values["chroma_host"] = env["CHROMA_HOST"]
             values["chroma_port"] = int(env.get("CHROMA_PORT", "8000"))
+        if env.get("RAG_QUEUE_URL"):
+            values["queue_url"] = env["RAG_QUEUE_URL"]
+        if env.get("RAG_WORKER") == "off":
+            values["local_worker"] = False
         if env.get("RAG_EMBED_PROVIDER"):
             values["embed_provider"] = env["RAG_EMBED_PROVIDER"]
         elif env.get("OPENAI_API_KEY") and not env.get("OPENAI_BASE_URL"):

@@ -1,8 +1,9 @@
 """BM25 over each store collection, kept in step with it.
 
-The store is the source of truth. An index is named by a fingerprint of the ready documents
-it covers, so after an add or a delete the next search loads (or builds from Chroma) the
-index of the new set, and a restart finds the saved one on disk instead of rebuilding.
+The store is the source of truth. An index is named by a fingerprint of the documents it covers and
+their versions (a document's version changes when its words do: searchable, then complete), so after
+an add, a delete or a finished enrichment the next search loads (or builds from the store) the index of
+the new set, and a restart finds the saved one on disk instead of rebuilding.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ class _Matching(BaseRetriever):
         return [r for r in self._bm25.retrieve(query_bundle) if (r.score or 0) > 0 and r.node.ref_doc_id in self._allowed]
 
 
-def fingerprint(doc_ids: list[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(doc_ids)).encode()).hexdigest()[:16]
+def fingerprint(keys: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:16]
 
 
 class SparseIndex:
@@ -46,9 +47,10 @@ class SparseIndex:
         self._bm25: BM25Retriever | None = None
         self._doc_of: np.ndarray = np.array([])
 
-    def retriever(self, ready: list[str], allowed: list[str] | None, k: int) -> BaseRetriever | None:
-        """A BM25 retriever over the ready documents, limited to the allowed ones."""
-        base, doc_of = self._current(ready)
+    def retriever(self, ready: list[str], allowed: list[str] | None, k: int, key: str | None = None) -> BaseRetriever | None:
+        """A BM25 retriever over the ready documents, limited to the allowed ones; `key` names what they
+        hold (their ids and versions: a document read further is indexed again)."""
+        base, doc_of = self._current(ready, key or fingerprint(ready))
         if base is None:
             return None
         mask = np.isin(doc_of, allowed if allowed is not None else ready)
@@ -58,8 +60,7 @@ class SparseIndex:
                              corpus_weight_mask=mask.astype(int).tolist())
         return _Matching(bm25, set(allowed if allowed is not None else ready))
 
-    def _current(self, ready: list[str]) -> tuple[BM25Retriever | None, np.ndarray]:
-        key = fingerprint(ready)
+    def _current(self, ready: list[str], key: str) -> tuple[BM25Retriever | None, np.ndarray]:
         with self._lock:
             if key != self._key:
                 self._bm25 = self._load(key) or self._build(key, ready)

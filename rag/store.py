@@ -1,8 +1,12 @@
-"""The Chroma store: three fragment collections, a document registry, and the PDFs themselves.
+"""The Chroma store: three fragment collections, a page collection, a document registry, and the files
+beside them (the PDFs, their tables and page texts).
 
-A document is written in three steps — registry entry marked "indexing", fragments,
-registry entry marked "ready" — and searches only see ready documents, so a crash
-midway never leaves a half-indexed document visible; the next open removes the rest.
+A document becomes visible in stages (`DocumentInfo`). It is written as "indexing" (invisible), then
+"searchable": its text-layer paragraphs and pages, kept in `pending/<doc>.json` until they are embedded
+(Chroma holds only embedded records) and found by keyword meanwhile. Embedded, they move into Chroma
+("vectors"); then each chunk of pages read completely replaces what the text layer gave of those pages,
+by id ("complete" once every page is). Each step can be done twice without harm, so enrichment that dies
+midway resumes where it stopped; the next open removes a document that died before it was searchable.
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ from pathlib import Path
 
 import chromadb
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import BaseNode, NodeRelationship, RelatedNodeInfo, TextNode
-from llama_index.core.vector_stores.utils import metadata_dict_to_node
+from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from rag.ids import page_id
-from rag.records import MODALITIES, Cell, DocumentInfo, Fragment, Modality, ParsedDocument, Table
+from rag.records import DONE, MODALITIES, TEXT_ONLY, UNREAD, Cell, DocumentInfo, Fragment, Modality, ParsedDocument, Table
 from rag.settings import Settings
 from rag.timing import timed
 
@@ -62,7 +66,7 @@ class Store:
         self.embed_model = embed_model
         self.client = client or make_client(settings)
         self.files = settings.data_dir
-        for sub in ("pdfs", "tables", "pages"):
+        for sub in ("pdfs", "tables", "pages", "pending"):
             (self.files / sub).mkdir(parents=True, exist_ok=True)
         self.collections = {m: self._collection(m) for m in MODALITIES}
         self.pages = self._collection(PAGES)
@@ -71,6 +75,7 @@ class Store:
             for name, c in {**self.collections, PAGES: self.pages}.items()
         }
         self.registry = self.client.get_or_create_collection(REGISTRY, embedding_function=None)
+        self._pending_cache: dict[str, tuple[int, list[dict]]] = {}
         self._check_model()
         self.recover()
 
@@ -108,11 +113,10 @@ class Store:
     # registry
 
     def documents(self, include_indexing: bool = False) -> list[DocumentInfo]:
+        """The documents searches see (from "searchable" on), oldest first; with those being indexed too."""
         got = self.registry.get(include=["metadatas"])
         docs = [_info(doc_id, meta) for doc_id, meta in zip(got["ids"], got["metadatas"])]
-        return sorted(
-            (d for d in docs if include_indexing or d.status == "ready"), key=lambda d: d.added_at
-        )
+        return sorted((d for d in docs if include_indexing or d.visible), key=lambda d: d.added_at)
 
     def get(self, doc_id: str) -> DocumentInfo | None:
         got = self.registry.get(ids=[doc_id], include=["metadatas"])
@@ -127,47 +131,122 @@ class Store:
             raise StoreError(f"no single document matches '{prefix_or_name}' ({len(matches)} found)")
         return matches[0]
 
+    def unfinished(self) -> list[DocumentInfo]:
+        """Visible documents whose enrichment has neither ended nor failed."""
+        return [d for d in self.documents() if d.status != "complete" and not d.error]
+
     def _register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
         info.owner = owner
         meta = {
-            "file": info.file, "pages": info.pages, "status": info.status,
-            "embed_model": info.embed_model, "added_at": info.added_at, "owner": owner,
+            "file": info.file, "pages": info.pages, "status": info.status, "page_states": info.page_states,
+            "error": info.error or "", "warnings": json.dumps(info.warnings), "notes": json.dumps(info.notes),
+            "stages": json.dumps(info.stage_seconds),
+            "version": info.version, "embed_model": info.embed_model, "added_at": info.added_at, "owner": owner,
             **{f"n_{m}": n for m, n in info.fragments.items()},
         }
         self.registry.upsert(ids=[info.doc_id], embeddings=[[1.0]], metadatas=[meta], documents=[info.file])
 
-    # writing
+    def update(self, doc_id: str, **changes) -> DocumentInfo | None:
+        """Change a document's registry entry (its stage, error, seconds); None when it was deleted meanwhile."""
+        info = self.get(doc_id)
+        if info is None:
+            return None
+        info = info.model_copy(update=changes)
+        self._register(info, info.owner)
+        return info
 
-    def add(
-        self,
-        parsed: ParsedDocument,
-        data: bytes,
-        progress: Callable[[str, int, int], None] | None = None,
-        vectors: dict[str, list[float]] | None = None,
-    ) -> tuple[DocumentInfo, bool]:
-        """Index a parsed document; returns (info, added). Adding a ready document is a no-op.
-        `progress(stage, done, total)` hears "embed" and "write"; `vectors` holds texts embedded already."""
+    # writing: the stages
+
+    def add_searchable(self, parsed: ParsedDocument, data: bytes, started: float) -> DocumentInfo:
+        """The searchable stage: the PDF, its page texts and its text layer's paragraphs, found by keyword
+        until they are embedded. A visible document is returned as it is."""
         existing = self.get(parsed.doc_id)
-        if existing and existing.status == "ready":
-            return existing, False
+        if existing and existing.visible:
+            return existing
         if existing and not _abandoned(existing.model_dump()):
             raise StoreError("this document is being indexed right now by another upload")
         if existing:
             self.delete(parsed.doc_id)
+        states = "".join(UNREAD if p in parsed.unread_pages else TEXT_ONLY for p in range(1, parsed.pages + 1))
         info = DocumentInfo(
             doc_id=parsed.doc_id, file=parsed.file, pages=parsed.pages, fragments=parsed.counts(),
-            status="indexing", embed_model=self.model_key, added_at=time.time(),
+            status="indexing", page_states=states, warnings=parsed.warnings, version=1,
+            embed_model=self.model_key, added_at=started,
         )
         self._register(info)
         try:
             self._write_files(parsed, data)
-            self._write_nodes(parsed, progress, vectors)
+            pending = [(f.modality, _node(f, None)) for f in parsed.fragments]
+            pending += [(PAGES, _page_node(parsed, p, text, None)) for p, text in sorted(parsed.search_texts.items())
+                        if text.strip()]
+            records = [{"name": name, "id": n.node_id, "text": n.get_content(), "meta": _flat(n)} for name, n in pending]
+            _atomic_write(self._pending_path(parsed.doc_id), json.dumps(records).encode())
         except BaseException:
             self.delete(parsed.doc_id)
             raise
-        info.status = "ready"
+        info.status, info.stage_seconds = "searchable", {"searchable": round(time.time() - started, 2)}
         self._register(info)
-        return info, True
+        return info
+
+    def pending_texts(self, doc_id: str) -> list[str]:
+        """The texts the searchable stage left to embed (none once they are)."""
+        return [r["text"] for r in self._pending(doc_id)]
+
+    def write_pending(self, doc_id: str, vectors: dict[str, list[float]]) -> None:
+        """The vectors stage: the searchable stage's records, embedded, move into Chroma."""
+        by_name: dict[str, list[BaseNode]] = {}
+        for r in self._pending(doc_id):
+            by_name.setdefault(r["name"], []).append(_record_node(r["meta"], r["text"], vectors[r["text"]]))
+        for name, nodes in by_name.items():
+            self._upsert(name, nodes)
+        self._pending_path(doc_id).unlink(missing_ok=True)
+
+    def vectors_on(self, doc_id: str, pages: list[int]) -> dict[str, list[float]]:
+        """text → vector of what is embedded on some pages of a document: a page read again embeds only
+        what is new on it."""
+        where = {"$and": [{"doc_id": doc_id}, {"page": {"$in": pages}}]}
+        known = {}
+        for name in (*MODALITIES, PAGES):
+            got = self._collection_named(name).get(where=where, include=["documents", "embeddings"])
+            known.update(zip(got["documents"], (list(map(float, v)) for v in got["embeddings"])))
+        return known
+
+    def replace_pages(self, doc_id: str, pages: list[int], part: ParsedDocument,
+                      vectors: dict[str, list[float]]) -> DocumentInfo | None:
+        """Pages read completely: their records replace what the text layer gave (upserted by id, the rest
+        of those pages deleted), their tables and page texts go in, and the registry marks them done.
+        None when the document was deleted meanwhile."""
+        info = self.get(doc_id)
+        if info is None:
+            return None
+        where = {"$and": [{"doc_id": doc_id}, {"page": {"$in": pages}}]}
+        counts = dict(info.fragments)
+        for name in (*MODALITIES, PAGES):
+            if name == PAGES:
+                new = [_page_node(part, p, text, vectors[text]) for p, text in sorted(part.search_texts.items())
+                       if text.strip()]
+            else:
+                new = [_node(f, vectors[f.text]) for f in part.fragments if f.modality == name]
+            old = set(self._collection_named(name).get(where=where, include=[])["ids"])
+            if stale := old - {n.node_id for n in new}:
+                self._collection_named(name).delete(ids=sorted(stale))
+            self._upsert(name, new)
+            if name != PAGES:
+                counts[name] = counts.get(name, 0) - len(old) + len(new)
+        tables = sorted([t for t in self.tables(doc_id) if t.page not in pages] + part.tables, key=lambda t: t.page)
+        _atomic_write(self._tables_path(doc_id), json.dumps([t.model_dump() for t in tables]).encode())
+        texts = {**self.page_texts(doc_id, list(range(1, info.pages + 1))), **part.page_texts}
+        _atomic_write(self._pages_path(doc_id), json.dumps(dict(sorted(texts.items()))).encode())
+        states = "".join(DONE if n in pages else s for n, s in enumerate(info.page_states, 1))
+        return self.update(doc_id, fragments=counts, page_states=states, warnings=info.warnings + part.warnings)
+
+    def _upsert(self, name: str, nodes: list[BaseNode]) -> None:
+        collection = self._collection_named(name)
+        for start in range(0, len(nodes), _WRITE_BATCH):
+            batch = nodes[start : start + _WRITE_BATCH]
+            collection.upsert(ids=[n.node_id for n in batch], embeddings=[n.get_embedding() for n in batch],
+                              metadatas=[_flat(n) for n in batch],
+                              documents=[n.get_content(metadata_mode=MetadataMode.NONE) for n in batch])
 
     def _write_files(self, parsed: ParsedDocument, data: bytes) -> None:
         _atomic_write(self.pdf_path(parsed.doc_id), data)
@@ -175,35 +254,16 @@ class Store:
         _atomic_write(self._tables_path(parsed.doc_id), tables.encode())
         _atomic_write(self._pages_path(parsed.doc_id), json.dumps(parsed.page_texts).encode())
 
-    def _write_nodes(self, parsed: ParsedDocument, progress, vectors: dict[str, list[float]] | None) -> None:
-        """Embed what is not embedded yet (fragments, then the pages' whole texts) and write it all."""
-        items = [(f.modality, f.text, f) for f in parsed.fragments]
-        items += [(PAGES, text, page) for page, text in sorted(parsed.search_texts.items()) if text.strip()]
-        embed = (lambda d, n: progress("embed", d, n)) if progress else None
-        texts, batch = [text for _, text, _ in items], self.settings.ingest.embed_batch
-        vectors = embed_texts(self.embed_model, texts, batch, parsed.timings, embed, vectors)
-        written = 0
-        for name, store in self.vector_stores.items():
-            nodes = [
-                _node(item, vectors[text]) if name != PAGES else _page_node(parsed, item, text, vectors[text])
-                for kind, text, item in items if kind == name
-            ]
-            for start in range(0, len(nodes), _WRITE_BATCH):
-                with timed(parsed.timings, "write"):
-                    store.add(nodes[start : start + _WRITE_BATCH])
-                written += len(nodes[start : start + _WRITE_BATCH])
-                if progress:
-                    progress("write", written, len(items))
-
     def delete(self, doc_id: str) -> None:
+        self.registry.delete(ids=[doc_id])  # first: searches and enrichment stop seeing it
         for store in self.vector_stores.values():
             store.delete(ref_doc_id=doc_id)
-        for path in (self.pdf_path(doc_id), self._tables_path(doc_id), self._pages_path(doc_id)):
+        for path in (self.pdf_path(doc_id), self._tables_path(doc_id), self._pages_path(doc_id),
+                     self._pending_path(doc_id)):
             path.unlink(missing_ok=True)
-        self.registry.delete(ids=[doc_id])
 
     def recover(self) -> list[str]:
-        """Remove documents whose indexing died midway (killed process, power loss)."""
+        """Remove documents that died before they were searchable (killed process, power loss)."""
         removed = []
         got = self.registry.get(where={"status": "indexing"}, include=["metadatas"])
         for doc_id, meta in zip(got["ids"], got["metadatas"]):
@@ -223,6 +283,23 @@ class Store:
     def _pages_path(self, doc_id: str) -> Path:
         return self.files / "pages" / f"{doc_id}.json"
 
+    def _pending_path(self, doc_id: str) -> Path:
+        return self.files / "pending" / f"{doc_id}.json"
+
+    def _pending_docs(self) -> list[str]:
+        return [p.stem for p in (self.files / "pending").glob("*.json")]
+
+    def _pending(self, doc_id: str) -> list[dict]:
+        """The searchable stage's records of a document not embedded yet, read once per version of the file."""
+        path = self._pending_path(doc_id)
+        try:
+            stamp = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return []
+        if self._pending_cache.get(doc_id, (None,))[0] != stamp:
+            self._pending_cache[doc_id] = (stamp, json.loads(path.read_text()))
+        return self._pending_cache[doc_id][1]
+
     def tables(self, doc_id: str) -> list[Table]:
         path = self._tables_path(doc_id)
         return [Table.model_validate(t) for t in json.loads(path.read_text())] if path.exists() else []
@@ -234,7 +311,8 @@ class Store:
     def nodes(self, name: str, ids: list[str] | None = None, doc_ids: list[str] | None = None,
               page: int | None = None, embeddings: bool = False) -> list[BaseNode]:
         """A collection's records as nodes (`name`: a modality or PAGES): by id, in the caller's order,
-        or those of some documents, or of one page of them; with their vectors when asked."""
+        or those of some documents, or of one page of them. With their vectors when asked, so embedded
+        ones only; else the searchable stage's records not embedded yet too."""
         if (ids is not None and not ids) or (doc_ids is not None and not doc_ids):
             return []
         where = [{"doc_id": {"$in": doc_ids}}] if doc_ids is not None else []
@@ -244,6 +322,11 @@ class Store:
             ids=ids, where=(where[0] if len(where) == 1 else {"$and": where}) if where else None, include=include)
         vectors = got["embeddings"] if embeddings else [None] * len(got["ids"])
         found = {i: _record_node(m, t, v) for i, m, t, v in zip(got["ids"], got["metadatas"], got["documents"], vectors)}
+        if not embeddings:
+            for doc_id in self._pending_docs() if doc_ids is None else doc_ids:
+                found.update({r["id"]: _record_node(r["meta"], r["text"], None) for r in self._pending(doc_id)
+                              if r["name"] == name and page in (None, r["meta"]["page"])
+                              and (ids is None or r["id"] in ids)})
         return [found[i] for i in ids if i in found] if ids is not None else list(found.values())
 
     def fragments(self, modality: Modality, doc_id: str) -> list[Fragment]:
@@ -259,7 +342,9 @@ class Store:
             return []
         got = self.pages.get(where={"$and": [{"label": {"$in": labels}}, {"doc_id": {"$in": doc_ids}}]},
                              include=["metadatas"])
-        return [(m["doc_id"], m["page"]) for m in got["metadatas"]]
+        found = [(m["doc_id"], m["page"]) for m in got["metadatas"]]
+        return found + [(d, r["meta"]["page"]) for d in doc_ids for r in self._pending(d)
+                        if r["name"] == PAGES and r["meta"].get("label") in labels]
 
     def nearest(self, modality: Modality, queries: list[list[float]], k: int) -> list[list[str]]:
         """The HNSW index's k nearest ids for each query vector."""
@@ -280,7 +365,7 @@ class Store:
         return {n.metadata["page"]: n.get_content() for n in self.nodes(PAGES, ids=[page_id(doc_id, p) for p in pages])}
 
 
-def _node(fragment: Fragment, vector: list[float]) -> TextNode:
+def _node(fragment: Fragment, vector: list[float] | None) -> TextNode:
     return TextNode(
         id_=fragment.id,
         text=fragment.text,
@@ -315,44 +400,17 @@ def embed_texts(model: BaseEmbedding, texts: list[str], batch: int, seconds: dic
     return vectors
 
 
-# Enough texts to sort by length, few enough that embedding starts while the workers still parse:
-# a batch (settings.ingest.embed_batch) would make small documents wait for the end.
-_EARLY_TEXTS = 128
-
-
-class EarlyEmbedder:
-    """Embeds the texts of pages parsed so far while worker processes parse the rest, so that both
-    cores work. Texts wait until some are there (_EARLY_TEXTS): batches still sort by length."""
-
-    def __init__(self, model: BaseEmbedding, batch: int,
-                 progress: Callable[[str, int, int], None] | None = None) -> None:
-        self.model, self.batch, self.progress = model, batch, progress
-        self.vectors: dict[str, list[float]] = {}
-        self.seconds: dict[str, float] = {}
-        self._waiting: list[str] = []
-        self._seen: set[str] = set()
-        self._parsed = 0
-
-    def add(self, part: ParsedDocument, pages: int) -> None:
-        texts = [f.text for f in part.fragments] + [t for t in part.search_texts.values() if t.strip()]
-        self._seen.update(texts)
-        self._waiting += texts
-        self._parsed += part.pages
-        if len(self._waiting) < _EARLY_TEXTS:
-            return
-        self.vectors = embed_texts(self.model, self._waiting, self.batch, self.seconds, known=self.vectors)
-        self._waiting = []
-        if self.progress:  # the total is a guess until every page is parsed
-            expected = round(len(self._seen) * pages / max(self._parsed, 1))
-            self.progress("embed", len(self.vectors), max(expected, len(self.vectors)))
-
-
-def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float]) -> TextNode:
+def _page_node(parsed: ParsedDocument, page: int, text: str, vector: list[float] | None) -> TextNode:
     return TextNode(
         id_=page_id(parsed.doc_id, page), text=text, embedding=vector,
         metadata={"file": parsed.file, "page": page, "label": parsed.page_labels.get(page, "")},
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=parsed.doc_id)},
     )
+
+
+def _flat(node: BaseNode) -> dict:
+    """A node's metadata as Chroma keeps it (LlamaIndex's own layout, so its Chroma reader reads it)."""
+    return {k: "" if v is None else v for k, v in node_to_metadata_dict(node, remove_text=True, flat_metadata=True).items()}
 
 
 def _record_node(metadata: dict, text: str, vector) -> BaseNode:
@@ -389,10 +447,15 @@ def _cells(meta: dict, text: str) -> list[Cell]:
 
 
 def _info(doc_id: str, meta: dict) -> DocumentInfo:
+    status = meta["status"]
     return DocumentInfo(
-        doc_id=doc_id, file=meta["file"], pages=meta["pages"], status=meta["status"],
-        embed_model=meta.get("embed_model", ""), added_at=meta.get("added_at", 0.0), owner=meta.get("owner", ""),
-        fragments={m: meta.get(f"n_{m}", 0) for m in MODALITIES},
+        doc_id=doc_id, file=meta["file"], pages=meta["pages"],
+        status="complete" if status == "ready" else status,  # a store written before stages
+        page_states=meta.get("page_states", ""), error=meta.get("error") or None,
+        warnings=json.loads(meta.get("warnings") or "[]"), notes=json.loads(meta.get("notes") or "[]"),
+        stage_seconds=json.loads(meta.get("stages") or "{}"),
+        version=meta.get("version", 0), embed_model=meta.get("embed_model", ""), added_at=meta.get("added_at", 0.0),
+        owner=meta.get("owner", ""), fragments={m: meta.get(f"n_{m}", 0) for m in MODALITIES},
     )
 
 

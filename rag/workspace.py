@@ -13,21 +13,23 @@ import unicodedata
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePath
+from typing import Literal
 
 from rag.embed import make_embedding
-from rag.ingest import IngestError, doc_id_for, parse_pdf
-from rag.ingest.pdf import unlocked_copy
-from rag.records import IngestReport, ParsedDocument, SearchResult
+from rag.ingest import IngestError, doc_id_for
+from rag.priority import asking
+from rag.records import DocumentInfo, IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
-from rag.store import EarlyEmbedder, Store
+from rag.stages import DocumentGone, Interrupted, enrich, make_searchable
+from rag.store import Store
 from rag.timing import timed
 from rag.trace import redact
 
 _LOG = logging.getLogger("rag.ingest")
 
 # (stage, done, total): stage is "parse" (pages), "ocr" (pages read with OCR: called before each,
-# then once with done == total) or "embed" (fragments).
+# then once with done == total) or "embed" (texts).
 IngestProgress = Callable[[str, int, int], None]
 
 
@@ -70,39 +72,56 @@ class Workspace:
         return self._base.retriever if self._base else Retriever(self.store, self.settings.retrieval)
 
     def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
-               password: str | None = None) -> IngestReport:
-        """Parse and index one PDF; refusals come back as status "error", never raised."""
-        t0 = time.perf_counter()
+               password: str | None = None, wait: Literal["searchable", "complete"] = "complete") -> IngestReport:
+        """Make one PDF searchable from its text layer (seconds), then with `wait="complete"` read the rest
+        here (tables, charts, OCR, figures); with "searchable" the rest is left to a worker (rag/jobs.py).
+        A searchable document is not read again; one left unfinished is enriched. Refusals come back as
+        status "error", never raised."""
+        t0, started = time.perf_counter(), time.time()
         file = safe_name(name)
         existing = self.store.get(doc_id_for(data)) if data else None
-        if existing and existing.status == "ready":
-            return IngestReport(
-                doc_id=existing.doc_id, file=existing.file, pages=existing.pages,
-                fragments=existing.fragments, status="skipped",
-            )
-        early = EarlyEmbedder(self.embed_model, self.settings.ingest.embed_batch, progress)
-        try:
-            parsed = parse_pdf(data, file, self.settings.ingest, progress=progress, password=password,
-                               on_part=early.add)
-        except IngestError as exc:
-            return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
-        parsed.timings["embed"] = early.seconds.get("embed", 0.0)
-        try:
-            kept = unlocked_copy(data, password) if password else data
-            self.store.add(parsed, kept, _counting_on(progress, len(early.vectors)), vectors=early.vectors)
-            with timed(parsed.timings, "bm25"):
-                self.retriever.warm()
-        except Exception as exc:  # the store rolled the document back; report, don't crash the batch
-            return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
-                                seconds=time.perf_counter() - t0)
-        warnings = _warnings(parsed)
-        for warning in warnings:
+        if existing and existing.visible:
+            if existing.status == "complete" or wait == "searchable":
+                return _report(existing, "skipped", time.perf_counter() - t0)
+            parsed = ParsedDocument(doc_id=existing.doc_id, file=existing.file, pages=existing.pages, fragments=[])
+        else:
+            try:
+                info, parsed = make_searchable(self.store, data, file, self.settings.ingest, password, started)
+                with timed(parsed.timings, "bm25"):
+                    self.retriever.warm()
+                self.store.update(info.doc_id, stage_seconds={"searchable": round(time.time() - started, 2)})
+            except IngestError as exc:
+                return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+            except Exception as exc:  # the store rolled the document back; report, don't crash the batch
+                return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
+                                    seconds=time.perf_counter() - t0)
+        if wait == "complete":
+            try:
+                parsed.add(self.enrich(parsed.doc_id, progress))
+            except IngestError as exc:  # nothing to search after all (a scan OCR found no text on): removed
+                self.store.delete(parsed.doc_id)
+                return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+            except Exception as exc:  # noqa: BLE001 - it stays searchable, with the error and a retry
+                report = _report(self.store.get(parsed.doc_id), "error", time.perf_counter() - t0)
+                return report.model_copy(update={"error": _failure(exc)})
+        info = self.store.get(parsed.doc_id)
+        for warning in info.warnings:
             _LOG.warning("%s: %s", file, warning)
-        return IngestReport(
-            doc_id=parsed.doc_id, file=file, pages=parsed.pages, fragments=parsed.counts(),
-            seconds=time.perf_counter() - t0, status="ingested", timings=parsed.timings,
-            warnings=warnings, notes=_notes(parsed), ocr_pages=parsed.ocr_pages,
-        )
+        return _report(info, "ingested", time.perf_counter() - t0, parsed)
+
+    def enrich(self, doc_id: str, progress: IngestProgress | None = None, give_way=None) -> ParsedDocument:
+        """Read a searchable document to complete (tables, charts, OCR, figures) from where it stopped. A
+        failure is kept with the document, which keeps the stage it reached, and raised."""
+        try:
+            read = enrich(self.store, doc_id, self.settings.ingest, give_way, progress)
+        except (DocumentGone, Interrupted):
+            raise
+        except Exception as exc:
+            self.store.update(doc_id, error=_failure(exc))
+            raise
+        with timed(read.timings, "bm25"):
+            self.retriever.warm()
+        return read
 
     @property
     def llm(self):
@@ -150,8 +169,9 @@ class Workspace:
         from rag.agent.run import ask
 
         ws = self.with_settings(settings) if settings is not None else self
-        return ask(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
-                   on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
+        with asking(ws.settings.data_dir):  # documents being read in the background wait meanwhile
+            return ask(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
+                       on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None,
                doc_ids: list[str] | None = None, settings: Settings | None = None) -> SearchResult:
@@ -159,35 +179,15 @@ class Workspace:
         return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids, settings=retrieval)
 
 
-_MAX_WARNINGS = 10
+def _report(info: DocumentInfo, status: str, seconds: float, parsed: ParsedDocument | None = None) -> IngestReport:
+    return IngestReport(
+        doc_id=info.doc_id, file=info.file, pages=info.pages, fragments=info.fragments, seconds=seconds,
+        status=status, stage=info.status, stage_seconds=info.stage_seconds, error=info.error,
+        timings=parsed.timings if parsed else {}, warnings=info.warnings if parsed else [],
+        notes=info.notes, ocr_pages=parsed.ocr_pages if parsed else [],
+    )
 
 
-def _counting_on(progress: IngestProgress | None, embedded: int) -> IngestProgress | None:
-    """The store counts the texts it embeds itself; the bar counts those embedded during parsing too."""
-    if progress is None:
-        return None
-    return lambda stage, done, total: progress(stage, done + embedded, total + embedded) if stage == "embed" \
-        else progress(stage, done, total)
-
-
-def _warnings(parsed: ParsedDocument) -> list[str]:
-    unread = [p for p in parsed.empty_pages if p in parsed.ocr_pages]
-    no_layer = [p for p in parsed.empty_pages if p not in parsed.ocr_pages]
-    warnings = [f"no text layer on page(s) {_pages(no_layer)}"] if no_layer else []
-    if unread:
-        warnings.append(f"no text found on page(s) {_pages(unread)}, even with OCR")
-    warnings += parsed.warnings[:_MAX_WARNINGS]
-    if len(parsed.warnings) > _MAX_WARNINGS:
-        warnings.append(f"… and {len(parsed.warnings) - _MAX_WARNINGS} more failed steps")
-    return warnings
-
-
-def _notes(parsed: ParsedDocument) -> list[str]:
-    if not parsed.ocr_pages:
-        return []
-    n = len(parsed.ocr_pages)
-    return [f"{n} page{'s' * (n != 1)} read with OCR ({parsed.timings.get('ocr', 0.0):.1f} s): {_pages(parsed.ocr_pages)}"]
-
-
-def _pages(pages: list[int]) -> str:
-    return ", ".join(map(str, pages[:10])) + (" …" if len(pages) > 10 else "")
+def _failure(exc: Exception) -> str:
+    """What stopped a document's reading, in one line a user can read."""
+    return str(exc) if isinstance(exc, IngestError) else redact(f"reading failed: {type(exc).__name__}: {exc}")[:300]

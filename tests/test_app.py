@@ -147,9 +147,22 @@ def test_upload_names_a_failed_step_and_keeps_the_document(empty_ws, monkeypatch
     at = app("app_pages/upload.py")
     at.file_uploader[0].set_value(("pew-cut.pdf", PEW_CUT, "application/pdf")).run()
     assert not at.exception, at.exception
-    assert "pew-cut.pdf" in at.success[0].value
-    warned = [w.value for w in at.warning]
+    assert "pew-cut.pdf" in at.success[0].value and "searchable after" in at.success[0].value
+    [doc] = empty_ws.store.documents()
+    wait_until_read(empty_ws, doc.doc_id)  # by the worker the app hosts
+    at.run()
+    warned = [c.value for c in at.caption]
     assert any("page 3: table extraction failed (ValueError: boom)" in w for w in warned), warned
+    assert any("complete" in m.value for m in at.markdown), "the library shows the stage"
+
+
+def wait_until_read(ws, doc_id: str, timeout: float = 120) -> None:
+    import time
+
+    deadline = time.time() + timeout
+    while (info := ws.store.get(doc_id)).status != "complete":
+        assert time.time() < deadline and not info.error, info
+        time.sleep(0.2)
 
 
 def test_chat_shows_hops_the_picked_evidence_then_a_cited_answer(pew_ws):

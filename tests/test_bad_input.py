@@ -116,16 +116,17 @@ def test_cli_reports_each_bad_file_and_keeps_going(tmp_path):
 
 
 def test_a_killed_ingest_leaves_no_half_document_and_can_be_redone(tmp_path):
-    """SIGKILL while the embeddings are being written; the next process cleans up."""
+    """SIGKILL while the document's records are going in: the next process sees it searchable (never half
+    of a stage), and ingesting it again reads it to complete."""
     data_dir = tmp_path / "data"
     pdf = tmp_path / "big.pdf"
     pdf.write_bytes(pages_of(PEW, list(range(1, 21))))
     env = {**os.environ, "RAG_EMBED_PROVIDER": "local", "PYTHONPATH": str(ROOT)}
     env.pop("CHROMA_HOST", None)
-    proc = subprocess.Popen([sys.executable, "-m", "rag", "--store", str(data_dir), "ingest", str(pdf)],
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "--store", str(data_dir), "ingest", str(pdf), "--wait", "complete"],
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 300
-    while not _mid_write(data_dir):  # the registry says "indexing" and fragments are going in
+    while not _mid_write(data_dir):  # the embedded records are going in
         assert proc.poll() is None and time.time() < deadline, \
             f"ingest ended before it could be killed: {proc.stderr.read()[-2000:] if proc.poll() else ''}"
         time.sleep(0.05)
@@ -135,12 +136,15 @@ def test_a_killed_ingest_leaves_no_half_document_and_can_be_redone(tmp_path):
     from rag.embed import local_minilm
 
     store = Store(local_settings(data_dir), local_minilm())  # a restart: recovery runs on open
-    assert store.documents(include_indexing=True) == []
-    assert {m: store.count(m) for m in MODALITIES} == {m: 0 for m in MODALITIES}
-    out = json.loads(rag(data_dir, "ingest", str(pdf), "--json").stdout)["documents"][0]
-    assert out["status"] == "ingested" and out["pages"] == 20
+    [doc] = store.documents(include_indexing=True)
+    assert doc.status in ("searchable", "vectors") and doc.pages_left() and not doc.error
+    assert store.fragments("text", doc.doc_id), "found by keyword meanwhile"
+    out = json.loads(rag(data_dir, "ingest", str(pdf), "--wait", "complete", "--json").stdout)["documents"][0]
+    assert out["status"] == "ingested" and out["stage"] == "complete" and out["pages"] == 20
     docs = json.loads(rag(data_dir, "docs", "--json").stdout)["documents"]
-    assert len(docs) == 1 and docs[0]["fragments"] == out["fragments"]
+    assert len(docs) == 1 and docs[0]["fragments"] == out["fragments"] and docs[0]["status"] == "complete"
+    fresh = json.loads(rag(tmp_path / "fresh", "ingest", str(pdf), "--wait", "complete", "--json").stdout)
+    assert fresh["documents"][0]["fragments"] == out["fragments"], "as if it had never been killed"
 
 
 def _mid_write(data_dir) -> bool:

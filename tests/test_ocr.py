@@ -304,7 +304,9 @@ def test_lines_group_into_paragraphs_by_column_and_size():
 
 
 def test_upload_page_says_which_pages_were_read_with_ocr(tmp_path, monkeypatch, embed_model):
-    from test_app import app, open_workspace
+    from test_app import app, open_workspace, wait_until_read
+
+    from rag.records import UNREAD
 
     from app_pages.common import workspace
 
@@ -314,8 +316,12 @@ def test_upload_page_says_which_pages_were_read_with_ocr(tmp_path, monkeypatch, 
         at.file_uploader[0].set_value(("deck.pdf", slide_deck(), "application/pdf")).run()
         assert not at.exception, at.exception
         assert "deck.pdf" in at.success[0].value and not at.warning
+        [doc] = ws.store.documents()
+        assert doc.file == "deck.pdf" and doc.pages_left(UNREAD) == [1, 2], "known to be unread, not empty"
+        assert any("still being read (OCR)" in doc.still_reading() for doc in ws.store.documents())
+        wait_until_read(ws, doc.doc_id)  # by the worker the app hosts
+        at.run()
         assert any("2 pages read with OCR" in c.value for c in at.caption)
-        assert [d.file for d in ws.store.documents()] == ["deck.pdf"]
     finally:
         workspace.clear()
 

@@ -251,6 +251,8 @@ class Answer(BaseModel):
     missing: bool = False
     stop_reason: str | None = None
     skill: str = ""
+    still_reading: str = ""  # "Pages 40–73 of report.pdf are still being read (tables, charts)."
+    ask_again: bool = False  # the pages that mattered to it are among those
 
 
 class AnswerEvent(HopEvent, Answer):

@@ -163,7 +163,21 @@ async def stream_answer(
     if memory is not None:
         await memory.aput_messages([ChatMessage(role=MessageRole.USER, content=question),
                                     ChatMessage(role=MessageRole.ASSISTANT, content=result.answer)])
-    yield recorder.record(answer_event(state, result))
+    answer = answer_event(state, result)
+    answer.still_reading, answer.ask_again = reading_news(workspace.store, doc_ids, state, answer)
+    yield recorder.record(answer)
+
+
+def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: AnswerEvent) -> tuple[str, bool]:
+    """One line on what of the searched documents is still being read, and whether the pages that mattered
+    to this question (its best hits', its citations') are among them."""
+    docs = [d for d in store.documents() if d.status != "complete" and (doc_ids is None or d.doc_id in doc_ids)]
+    if not docs:
+        return "", False
+    best = {(h.fragment.doc_id, h.fragment.page) for h in state.best_hits()[:3]}
+    best |= {(c["doc_id"], c["page"]) for c in answer.citations if c.get("doc_id")}
+    line = "; ".join(d.still_reading() for d in docs)
+    return line[0].upper() + line[1:] + ".", any((d.doc_id, p) in best for d in docs for p in d.pages_left())
 
 
 class PageSource:

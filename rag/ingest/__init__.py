@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 import pymupdf
@@ -21,6 +25,7 @@ from rag.ingest.pdf import (
     inside,
     open_pdf,
     page_blocks,
+    page_rows,
     printed_page_number,
     text_fragments,
 )
@@ -29,7 +34,7 @@ from rag.records import BBox, Fragment, ParsedDocument, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
-__all__ = ["IngestError", "doc_id_for", "parse_pdf", "pdf_charts", "stop_workers"]
+__all__ = ["IngestError", "doc_id_for", "parse_chunks", "parse_pdf", "pdf_charts", "read_text_layer", "stop_workers"]
 
 _CHART_DPI_SCALE = 1.5  # chart labels are small print
 _CHART_MAX_PIXELS = 1600  # longest side of a chart rendered for OCR
@@ -41,30 +46,47 @@ def parse_pdf(
     settings: IngestSettings,
     progress: Progress | None = None,
     password: str | None = None,
-    on_part: Callable[[ParsedDocument, int], None] | None = None,
     only: list[int] | None = None,
 ) -> ParsedDocument:
-    """`on_part(part, pages)` hears each group of pages parsed in worker processes as it arrives,
-    while the workers go on: the caller can embed them meanwhile. `only` parses just those pages
-    (1-based), with the ids and readings the whole document would give them."""
+    """The whole reading of a PDF, or of some of its pages (1-based `only`, with the ids and readings the
+    whole document would give them)."""
     checks: list[str] = []
     with open_pdf(data, settings.max_file_mb, password) as doc:
         pages = doc.page_count
         to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
-    if only:
-        only = [p for p in only if 1 <= p <= pages]
-        return _parse_pages(data, password, file, settings, [p for p in to_read if p in only], only)
+    wanted = [p for p in only if 1 <= p <= pages] if only else list(range(1, pages + 1))
     parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=pages, fragments=[], warnings=checks)
-    job = (data, password, file, settings, to_read)
-    try:
-        if settings.workers > 1 and pages >= 2 * _CHUNK_PAGES:
-            parsed = parse_in_workers(parsed, job, settings.workers, progress, on_part)
-            return _finish(parsed, to_read, progress)
-    except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
-        _POOLS.pop(settings.workers, None)
-        parsed = ParsedDocument(doc_id=parsed.doc_id, file=file, pages=pages, fragments=[], warnings=checks)
-    parsed.add(_parse_pages(*job, list(range(1, pages + 1)), progress))
+    for _, part in parse_chunks(data, file, settings, wanted, to_read, password, progress):
+        parsed.add(part)
+    if only:
+        return parsed
     return _finish(parsed, to_read, progress)
+
+
+def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: str | None = None) -> ParsedDocument:
+    """The searchable stage: each page's text layer as paragraphs (a table's rows one by one: its table is
+    not read yet), its page text and printed number, here and now (about a second for a hundred pages).
+    Pages without a usable layer are left for OCR (`unread_pages`); a page that fails here is read, and
+    reported, by the complete parse."""
+    checks: list[str] = []
+    with open_pdf(data, settings.max_file_mb, password) as doc:
+        to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
+        parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=doc.page_count, fragments=[],
+                                warnings=checks, unread_pages=to_read)
+        for page in doc:
+            n = page.number + 1
+            try:
+                blocks = [] if n in to_read else page_rows(page)
+                parsed.page_labels[n] = printed_page_number(page)
+            except Exception:  # noqa: BLE001 - the complete parse reads it again and reports why it fails
+                continue
+            parsed.search_texts[n] = "\n".join(text for _, text in blocks)
+            parsed.page_texts[n] = page_text(blocks, [])
+            parsed.fragments += text_fragments(blocks, n, parsed.doc_id, file, settings.min_block_chars,
+                                               settings.max_block_chars, [])
+    if not parsed.fragments and not to_read:
+        raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
+    return parsed
 
 
 def pdf_charts(data: bytes, file: str, settings: IngestSettings, pages: list[int] | None = None,
@@ -84,29 +106,69 @@ def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | Non
     return parsed
 
 
-def parse_in_workers(parsed: ParsedDocument, job: tuple, workers: int, progress: Progress | None,
-                     on_part: Callable[[ParsedDocument, int], None] | None = None) -> ParsedDocument:
-    """Pages in chunks over worker processes: parsing is single-threaded, and there are two cores."""
-    chunks = [list(range(p, min(p + _CHUNK_PAGES, parsed.pages + 1)))
-              for p in range(1, parsed.pages + 1, _CHUNK_PAGES)]
+def parse_chunks(data: bytes, file: str, settings: IngestSettings, pages: list[int], to_read: list[int],
+                 password: str | None = None, progress: Progress | None = None,
+                 give_way: Callable[[], None] | None = None) -> Iterator[tuple[list[int], ParsedDocument]]:
+    """Everything on some pages (tables, charts, figures, OCR of `to_read`), a few pages at a time, each part
+    with its pages, in page order. Parsing is single-threaded and there are two cores: a document of 8
+    pages or more is parsed in worker processes, which start at once; one chunk per worker goes out at a
+    time, and `give_way()`, called before each, can hold the next one back while a question runs."""
+    job = (data, password, file, settings, to_read)
+    if settings.workers > 1 and len(pages) >= 2 * _CHUNK_PAGES:
+        return _in_order(_in_workers(job, pages, settings.workers, progress, give_way), job, pages, progress)
+    return ((pages, _parse_pages(*job, pages, progress)) for _ in range(1))
+
+
+def _in_order(parts: Iterator, job: tuple, pages: list[int], progress: Progress | None) -> Iterator:
+    try:
+        first = next(parts)
+    except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
+        _POOLS.clear()
+        yield pages, _parse_pages(*job, pages, progress)
+        return
+    yield first
+    yield from parts
+
+
+def _in_workers(job: tuple, pages: list[int], workers: int, progress: Progress | None,
+                give_way: Callable[[], None] | None) -> Iterator[tuple[list[int], ParsedDocument]]:
+    chunks = [pages[i:i + _CHUNK_PAGES] for i in range(0, len(pages), _CHUNK_PAGES)]
     if workers not in _POOLS:
         _POOLS[workers] = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_in_worker)
-    pool = _POOLS[workers]
-    futures = [pool.submit(_parse_pages, *job, chunk) for chunk in chunks]
-    to_read, done, read = job[-1], 0, 0
-    for future in as_completed(futures):
-        part = future.result()
-        done, read = done + part.pages, read + len(part.ocr_pages)
+    pool, slots, finished = _POOLS[workers], threading.Semaphore(workers), queue.Queue()
+
+    def feed() -> None:  # a thread: the caller may be embedding meanwhile, and the workers must not wait for it
+        try:
+            for n, chunk in enumerate(chunks):
+                slots.acquire()
+                if give_way:
+                    give_way()
+                future = pool.submit(_parse_pages, *job, chunk)
+                future.add_done_callback(lambda f, n=n: (slots.release(), finished.put((n, f))))
+        except BaseException as exc:  # a broken pool: the caller hears it
+            finished.put((-1, exc))
+
+    threading.Thread(target=feed, name="parse-feed", daemon=True).start()
+    return _collect(chunks, finished, job[-1], progress)
+
+
+def _collect(chunks: list[list[int]], finished: queue.Queue, to_read: list[int],
+             progress: Progress | None) -> Iterator[tuple[list[int], ParsedDocument]]:
+    ready, done, read = {}, 0, 0
+    for n, chunk in enumerate(chunks):
+        while n not in ready:
+            got, future = finished.get()
+            if got < 0:
+                raise future
+            ready[got] = future
+        part = ready.pop(n).result()
+        done, read = done + len(chunk), read + len(part.ocr_pages)
         if progress:
-            progress("parse", done, parsed.pages)
+            progress("parse", done, sum(map(len, chunks)))
             if part.ocr_pages:
                 progress("ocr", read, len(to_read))
-        if on_part:
-            on_part(part, parsed.pages)
-    for future in futures:  # in page order
-        parsed.add(future.result())
-    return parsed
+        yield chunk, part
 
 
 def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestSettings, to_read: list[int],
@@ -136,9 +198,19 @@ _POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
 def _in_worker() -> None:
-    """Each worker's models get one core's share: two workers and the embedder share two cores."""
+    """Each worker's models get one core's share: two workers and the embedder share two cores. Questions
+    come first: the language model decodes at nice 5. A worker whose parent dies (a killed server) ends:
+    it would otherwise wait for work forever, holding its memory."""
+    os.nice(10)
     ocr.in_worker()
     layout_model_threads(1)
+    threading.Thread(target=_end_with, args=(os.getppid(),), name="parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def stop_workers() -> None:

@@ -152,3 +152,38 @@ def text_fragments(
                 )
             )
     return out
+
+
+_NUMBER = re.compile(r"\d")
+_WORDLIKE = re.compile(r"[A-Za-z]{3,}")
+
+
+def page_rows(page: pymupdf.Page) -> list[tuple[BBox, str]]:
+    """The text layer as `page_blocks` reads it, but a block of table rows (most of its rows hold words and
+    a number) comes as one text per row, "Total assets $ 15,803 $ 17,504": before the page's tables are
+    read, a row is found by its own words and read on its own line."""
+    out = []
+    for block in page.get_text("dict", flags=_FLAGS, sort=True)["blocks"]:
+        if block["type"] != 0:
+            continue
+        lines = [(line["bbox"], clean_text("".join(s["text"] for s in line["spans"]))) for line in block["lines"]]
+        rows = _rows([(box, text) for box, text in lines if text])
+        if len(rows) >= 3 and 2 * sum(bool(_NUMBER.search(t) and _WORDLIKE.search(t)) for _, t in rows) >= len(rows):
+            out += rows
+        elif text := clean_text("\n".join(text for _, text in lines)):
+            out.append((tuple(block["bbox"]), text))
+    return out
+
+
+def _rows(lines: list[tuple[BBox, str]]) -> list[tuple[BBox, str]]:
+    """Lines side by side (their middles within half a line's height) as one row, left to right."""
+    rows: list[list[tuple[BBox, str]]] = []
+    for box, text in sorted(lines, key=lambda line: (line[0][1] + line[0][3]) / 2):
+        middle, height = (box[1] + box[3]) / 2, box[3] - box[1]
+        last = rows[-1][-1][0] if rows else None
+        if last and abs((last[1] + last[3]) / 2 - middle) <= max(height, last[3] - last[1]) / 2:
+            rows[-1].append((box, text))
+        else:
+            rows.append([(box, text)])
+    return [((min(b[0] for b, _ in row), min(b[1] for b, _ in row), max(b[2] for b, _ in row), max(b[3] for b, _ in row)),
+             " ".join(t for _, t in sorted(row, key=lambda line: line[0][0]))) for row in rows]
