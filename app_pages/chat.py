@@ -67,10 +67,10 @@ def show_turn(ws: Workspace, turn: Turn) -> None:
     st.empty()  # where the Stop button was while it ran: the live view's elements stay in place
     events = turn.hop_events()
     if events:
-        picked = picked_fragments(events)
+        cited = frozenset(c["fragment_id"] for c in turn.answer.citations if c.get("fragment_id")) if turn.answer else frozenset()
         with st.status(evidence_title(events), state="error" if turn.error else "complete"):
             for event in events:
-                render_event(ws, event, picked)
+                render_event(ws, event, cited)
     show_answer(ws, turn.answer, turn.error)
 
 
@@ -112,12 +112,6 @@ def show_citation(ws: Workspace, citation: dict) -> None:
 def evidence_title(events: list[HopEvent]) -> str:
     """The hop box's title once the run is over, the same live and redrawn, so the swap is not seen."""
     return f"Evidence · {sum(e.kind == 'hop_end' for e in events)} hop(s)"
-
-
-def picked_fragments(events: list[HopEvent]) -> frozenset[str]:
-    """The fragments the reader picked: marked in the hop box when a finished turn is shown again."""
-    return frozenset(item["fragment_id"] for e in events if e.kind == "evidence"
-                     for item in e.evidence if item.get("fragment_id"))
 
 
 def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> None:

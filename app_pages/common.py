@@ -9,7 +9,7 @@ from rag import jobs
 from rag.agent.events import (
     AnswerEvent,
     Computation,
-    EvidencePicked,
+    Draft,
     HopEnd,
     HopEvent,
     HopStart,
@@ -75,22 +75,16 @@ def sidebar(ws: Workspace) -> None:
         retrieval.parent_page = st.toggle(
             "Parent pages", retrieval.parent_page, key="parent_page",
             help="Rank pages by their fragments and whole text; each page gives its best fragment.")
-        retrieval.page_context_tokens = st.number_input(
-            "Page text the model reads (tokens)", 0, 3000, retrieval.page_context_tokens, step=300,
-            key="page_context_tokens", disabled=not retrieval.parent_page,
-            help="The pages' text around the fragments. 0 for the small local model; ~1200 for a larger one.")
         retrieval.adaptive_k = st.toggle(
             "Adaptive k", retrieval.adaptive_k, key="adaptive_k",
             help="A Gaussian mixture over the similarities decides how many fragments each collection keeps.")
         st.subheader("Reader")
         reader = settings.reader
-        reader.evidence_tokens = st.number_input(
-            "Evidence the model reads (tokens)", 200, 3000, reader.evidence_tokens, step=100, key="evidence_tokens",
-            help="Numbered evidence the model picks from: every token costs time on a CPU.")
-        reader.verify = st.toggle("Check answers against the evidence", reader.verify, key="verify",
-                                  help="A value must stand in the line it cites; else retry, then the next evidence.")
-        reader.compute = st.toggle("Compute with small programs", reader.compute, key="compute",
-                                   help="Ratios, differences and totals by a program over evidence values.")
+        reader.page_tokens = st.number_input(
+            "Page text the model reads (tokens)", 100, 4000, reader.page_tokens, step=50, key="page_tokens",
+            help="A longer page is read as its best lines: every token costs time on a CPU.")
+        reader.max_pages = st.slider("Pages read at most", 1, 6, reader.max_pages, key="max_pages")
+        st.caption(f"Preset: {settings.preset}")
         st.caption("These settings are this browser tab's own: other users of the server keep theirs.")
 
 
@@ -107,7 +101,7 @@ def figure_crop(pdf: str, page: int, bbox: tuple) -> bytes:
 def fragment_card(ws: Workspace, hit: Hit, picked: bool = False) -> None:
     f = hit.fragment
     with st.container(border=True):
-        mark = ":green-background[:material/check: picked] · " if picked else ""
+        mark = ":green-background[:material/check: cited] · " if picked else ""
         st.caption(f"{mark}{MODALITY_NAMES[f.modality]} · p. {f.page} · score {hit.score:.2f} · {f.file}")
         if f.modality == "table" and f.cells:
             row_table(f.cells)
@@ -157,30 +151,16 @@ def chart_card(ws: Workspace, doc_id: str, table: Table) -> None:
         chart_values(table)
 
 
-def evidence_card(item: dict) -> None:
-    """A piece of evidence the reader picked, highlighted: a table row as a one-row table, else its text."""
-    with st.container(border=True):
-        st.caption(f":green-background[**{item['id']}** picked] · {item.get('kind', '')} · p. {item['page']} · "
-                   f"{item.get('file', '')}")
-        if item.get("kind") == "table" and item.get("cells"):
-            row_table([Cell(**c) for c in item["cells"]])
-        else:
-            st.markdown(f":green-background[{_escape(_shorten(item['text'], 400))}]")
-
-
-def render_event(ws: Workspace, event: HopEvent, picked: frozenset[str] = frozenset()) -> None:
+def render_event(ws: Workspace, event: HopEvent, cited: frozenset[str] = frozenset()) -> None:
     """One hop event as it appears in the chat's status box and in a trace's hop tree: its headline,
-    then its hits or evidence as cards; `picked` marks the fragments the reader chose."""
+    then its hits as cards; `cited` marks the fragments the answer's citations box."""
     headline = event.headline()
     if headline is None or (isinstance(event, Waiting) and event.ahead):  # the status title shows the queue
         return
     SHOW[event.style](_escape(headline))
     if isinstance(event, HopEnd):
         for hit in event.hits:
-            fragment_card(ws, hit, hit.fragment.id in picked)
-    elif isinstance(event, EvidencePicked):
-        for item in event.evidence:
-            evidence_card(item)
+            fragment_card(ws, hit, hit.fragment.id in cited)
     elif isinstance(event, Computation):
         st.code(event.program, language="python")
     elif details := event.details():
@@ -218,8 +198,8 @@ def status_label(event: HopEvent) -> str | None:
         return f"Hop {event.hop}: {len(event.hits)} fragments found, deciding …"
     if isinstance(event, Stop):
         return "Reading the evidence …"
-    if isinstance(event, EvidencePicked):
-        return f"Picked {', '.join(event.ids)}; reading the answer …"
+    if isinstance(event, Draft):
+        return f"Reading p. {event.page}: “{_shorten(event.text, 120)}” …"
     if isinstance(event, PageRead):
         return f"Read p. {event.page}: {'answer found' if event.found else 'no answer, reading on'} …"
     if isinstance(event, AnswerEvent):

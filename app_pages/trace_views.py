@@ -54,7 +54,9 @@ def timeline(spans: list[dict], key: str) -> None:
 
 def summary(run: RunSummary) -> None:
     st.markdown(f"**{run.question}**  \n:gray[{when(run)} · {run.run_id}]")
-    hops, latency, tokens, status = st.columns(4)
+    preset, hops, latency, tokens, status = st.columns(5)
+    preset.metric("Preset", run.settings.get("preset", "–"), help="The settings preset of the run's model: "
+                  "embedded (one page's best lines a call) or server (whole pages, more of them)")
     hops.metric("Hops", run.hops)
     latency.metric("Latency", f"{run.latency_s:.1f} s" if run.latency_s is not None else "–")
     tokens.metric("Tokens", run.prompt_tokens + run.completion_tokens)
@@ -82,10 +84,11 @@ def compare_settings(first: RunSummary, second: RunSummary) -> None:
 
 def hop_tree(ws: Workspace, spans: list[dict]) -> None:
     """The run as a tree: one expander per hop holding its search, evidence and model calls, then the
-    reader's steps (picked evidence, computation, verification) in one of their own."""
+    reader's steps (pages read and what each gave, programs run) in one of their own."""
     events = events_from_trace(spans)
     reading = [e for e in events if is_reader_step(e)]
-    picked = frozenset(i["fragment_id"] for e in reading if e.kind == "evidence" for i in e.evidence if i.get("fragment_id"))
+    answer = next((e for e in events if e.kind == "answer"), None)
+    cited = frozenset(c["fragment_id"] for c in answer.citations if c.get("fragment_id")) if answer else frozenset()
     for hop in sorted({e.hop for e in events}):
         in_hop = [e for e in events if e.hop == hop and e.kind not in ("run_start", "answer") and not is_reader_step(e)]
         if not in_hop:
@@ -93,12 +96,11 @@ def hop_tree(ws: Workspace, spans: list[dict]) -> None:
         query = next((e.query for e in in_hop if e.kind == "hop_start"), "")
         with st.expander(f"Hop {hop} · {query}" if hop else "Before the first search"):
             for event in in_hop:
-                render_event(ws, event, picked)
+                render_event(ws, event, cited)
     if reading:
-        with st.expander("Reader · evidence picked, answer read and checked", expanded=True):
+        with st.expander("Reader · pages read, answers checked, programs run", expanded=True):
             for event in reading:
                 render_event(ws, event)
-    answer = next((e for e in events if e.kind == "answer"), None)
     if answer:
         st.markdown(f"**Answer** · {answer_markdown(answer.answer)}")
 

@@ -203,7 +203,7 @@ def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> 
     from rag.faults import FaultServer, Reply, completion, error
     from rag.models.llm import make_llm
 
-    reply = completion("Thought: I can answer now.\nAnswer: The report says so [p. 1].")
+    reply = completion('{"found": true, "answer": "The report says so"}')  # a page read's reply
     rate_limited = error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"})
     scenarios = {  # name: (the server's replies, request timeout s, max retries, question)
         "warm-up": ([reply], 1.0, 2, question),  # the agent's first run loads what it needs; not reported
@@ -222,8 +222,8 @@ def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> 
             server.play(*replies)
             settings = ws.settings.model_copy(deep=True)
             settings.llm.request_timeout_s, settings.llm.max_retries = timeout_s, retries
-            settings.agent.low_score = 0.0  # no paraphrase call: every request is the fault's
-            settings.reader.engine = "cascade"  # the server's one scripted reply is a ReAct answer
+            settings.agent.low_score = -1.0  # no paraphrase call: every request is the fault's
+            settings.reader.max_pages = 1
             t0 = time.perf_counter()
             result = ask(ws.with_settings(settings), make_llm(settings), asked, trace_dir=Path(traces))
             rows.append({"fault": name, "seconds": round(time.perf_counter() - t0, 2), "requests": len(server.requests),
@@ -247,3 +247,48 @@ def _environment(**values: str):
 
 def _percentile(values: list[float], q: int) -> float:
     return round(float(np.percentile(values, q)), 2) if values else 0.0
+
+
+def bench_model(settings: Settings, repeats: int = 3) -> dict:
+    """The embedded model on this machine, on a page read as the reader sends it: seconds for the prompt
+    cold and with the fixed task already cached (llama.cpp reuses the longest common prefix of the last
+    call), and seconds a generated token, free and held to the reply's JSON grammar. Medians of `repeats`."""
+    from llama_index.core.llms import ChatMessage, MessageRole
+
+    from rag import prompts
+    from rag.models.llm import make_llm
+    from rag.models.structured import schema_of
+    from rag.reader.question import understand
+    from rag.reader.skills.read_page import reply_model
+
+    llm = make_llm(settings)
+    rows = "\n".join(f"Line item {n} | 2023: {n * 1234:,} | 2022: {n * 1111:,}" for n in range(1, 13))
+    question = understand("What was line item 7 in 2023?")
+
+    def messages(system: str, page: int) -> list[ChatMessage]:
+        text = prompts.PAGE.format(page=page, file="bench.pdf", text=rows, question=question.text)
+        return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=text)]
+
+    def timed(call) -> tuple[float, int]:
+        t0 = time.perf_counter()
+        raw = call()
+        raw = getattr(raw, "raw", raw)
+        return time.perf_counter() - t0, raw["usage"]["completion_tokens"]
+
+    schema = schema_of(reply_model(question))
+    runs: dict[str, list[float]] = {"prompt_cold_s": [], "prompt_cached_task_s": [], "token_free_s": [],
+                                    "token_grammar_s": []}
+    for n in range(repeats):
+        task = f"Run {n}. {prompts.READ_PAGE_SYSTEM}"
+        runs["prompt_cold_s"].append(timed(lambda: llm.chat(messages(task, 1), max_tokens=1))[0])
+        runs["prompt_cached_task_s"].append(timed(lambda: llm.chat(messages(task, 2), max_tokens=1))[0])
+        base = timed(lambda: llm.chat(messages(task, 2), max_tokens=1))[0]  # the whole prompt cached: decode only
+        for key, call in (("token_free_s", lambda: llm.chat(messages(task, 2), max_tokens=40, stop=[])),
+                          ("token_grammar_s", lambda: llm.json_chat(messages(task, 2), schema, 40))):
+            spent, generated = timed(call)
+            runs[key].append((spent - base) / max(generated - 1, 1))
+    median = {k: round(float(np.median(v)), 4) for k, v in runs.items()}
+    prompt = llm.count_tokens(prompts.READ_PAGE_SYSTEM + prompts.PAGE.format(page=1, file="bench.pdf", text=rows,
+                                                                            question=question.text))
+    return {"prompt_tokens": prompt, "task_tokens": llm.count_tokens(prompts.READ_PAGE_SYSTEM), **median,
+            "prompt_tokens_per_s_cold": round(prompt / median["prompt_cold_s"], 1)}

@@ -49,13 +49,14 @@ def _retrieval_switches(p: argparse.ArgumentParser) -> None:
 
 def _set_option(p: argparse.ArgumentParser, default=None) -> None:
     p.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE", default=default,
-                   help="override one setting, e.g. --set reader.verify=false (repeatable)")
+                   help="override one setting, e.g. --set reader.max_pages=3 (repeatable)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m rag", description=__doc__)
     parser.add_argument("--store", help="data directory (default: $RAG_DATA_DIR or ./data)")
-    parser.add_argument("--preset", default="default", help="settings preset")
+    parser.add_argument("--preset", default="default",
+                        help="settings preset: embedded, server, paper (default: the one of the model in use)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     _set_option(parser)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -157,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--question", action="append", help="a question (repeatable; default: a few generic ones)")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench_load)
+    b = bench.add_parser("model", help="the embedded model's speeds: a page read's prompt cold and cached, generation free and under a grammar")
+    b.add_argument("--repeats", type=int, default=3)
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench_model)
     b = bench.add_parser("faults", help="how long each model fault (429, 5xx, timeout, …) takes to become an explained answer")
     b.add_argument("--question", default="What is the main finding?")
     b.add_argument("--json", action="store_true")
@@ -416,6 +421,14 @@ def cmd_bench_ingest(args, settings: Settings) -> int:
     from rag.bench import bench_ingest
 
     result = bench_ingest(settings, args.pdfs)
+    _emit(args, result, json.dumps(result, indent=2))
+    return 0
+
+
+def cmd_bench_model(args, settings: Settings) -> int:
+    from rag.bench import bench_model
+
+    result = bench_model(settings, args.repeats)
     _emit(args, result, json.dumps(result, indent=2))
     return 0
 

@@ -13,6 +13,7 @@ MODALITIES: tuple[Modality, ...] = ("text", "table", "image_caption")
 MODALITY_NAMES = {"text": "text", "table": "table", "image_caption": "figure", "auto": "auto-routed"}
 
 BBox = tuple[float, float, float, float]
+LAST_PAGE = -1  # "the last page", where a page number is asked for
 
 
 class Cell(BaseModel):

@@ -6,7 +6,6 @@ This is the one search function that the agent, the UI and the CLI all call.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +24,7 @@ from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
 from rag.ids import page_id
-from rag.records import MODALITIES, Hit, Modality, SearchResult
+from rag.records import LAST_PAGE, MODALITIES, Hit, Modality, SearchResult
 from rag.settings import RetrievalSettings
 from rag.sparse import SparseIndex, fingerprint
 from rag.store import PAGES, Store, fragment_from_node
@@ -149,21 +148,6 @@ def cosine_from_chroma(score: float) -> float:
     return 1.0 + math.log(score) if score > 0 else -1.0
 
 
-_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
-_ORDINALS = "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split()
-_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|slides?)\s*(\d{{1,5}}|{'|'.join(_NUMBERS)})\b", re.IGNORECASE)
-_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.IGNORECASE)
-LAST_PAGE = -1
-
-
-def referenced_pages(query: str) -> list[int]:
-    """Pages the question names ("on page 5", "page two", "the last page"); LAST_PAGE for the last."""
-    refs = [int(v) if v.isdigit() else _NUMBERS.index(v.lower()) for v in _PAGE_REF.findall(query)]
-    refs += [LAST_PAGE if w.lower() in ("last", "final") else _ORDINALS.index(w.lower())
-             for w in _ORDINAL_REF.findall(query)]
-    return list(dict.fromkeys(refs))
-
-
 class PageList(BaseRetriever):
     """Given pages, best first, as page nodes: fragments lead to their pages, and so do page numbers."""
 
@@ -227,8 +211,10 @@ class Retriever:
         doc_ids: list[str] | None = None,
         embedding: list[float] | None = None,
         settings: RetrievalSettings | None = None,
+        pages: list[int] | None = None,
     ) -> SearchResult:
-        """Search one collection, or (auto) all three, merged into the 6:2:2 context."""
+        """Search one collection, or (auto) all three, merged into the 6:2:2 context; `pages` are the page
+        numbers the question names (LAST_PAGE for the last), which rank first."""
         cfg = settings or self.settings
         t0 = time.perf_counter()
         embedding = embedding or self.store.embed_model.get_query_embedding(query)
@@ -241,9 +227,9 @@ class Retriever:
         searched = MODALITIES if modality == "auto" else (modality,)
         scope = self._scope(doc_ids)
         t_pages = time.perf_counter()
-        pages = self._page_searches(bundle, _wide(k, cfg), scope) if cfg.parent_page else []
+        page_searches = self._page_searches(bundle, _wide(k, cfg), scope, pages or []) if cfg.parent_page else []
         timings["pages"] = ms_since(t_pages)
-        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope, cfg, pages) for m in searched}
+        futures = {m: self._pool.submit(self._search_one, m, bundle, k, scope, cfg, page_searches) for m in searched}
         per_collection = {}
         for m, future in futures.items():
             per_collection[m], timings[m] = future.result()
@@ -281,12 +267,12 @@ class Retriever:
         allowed = scope.allowed if scope.allowed is None else [d for d in scope.allowed if d in covered]
         return self.sparse[name].retriever(covered, allowed, n, key) if covered and allowed != [] else None
 
-    def _page_searches(self, bundle: QueryBundle, n: int, scope: Scope) -> list[BaseRetriever]:
-        """The page collection's own searches (dense, the pages the query names, BM25): run once, the
+    def _page_searches(self, bundle: QueryBundle, n: int, scope: Scope, named: list[int]) -> list[BaseRetriever]:
+        """The page collection's own searches (dense, the pages the question names, BM25): run once, the
         same for the three collections."""
         searches = [self.indexes[PAGES].as_retriever(similarity_top_k=n, filters=scope.filters)]
-        if refs := referenced_pages(bundle.query_str):
-            searches.append(PageList(self._named_pages(refs, scope), self.store))
+        if named:
+            searches.append(PageList(self._named_pages(named, scope), self.store))
         if sparse := self._sparse(PAGES, scope, n):
             searches.append(sparse)
         return [Found(search.retrieve(bundle)) for search in searches]
@@ -309,13 +295,6 @@ class Retriever:
             if len(out) == keep:
                 break
         return out
-
-    def named_pages(self, question: str, doc_ids: list[str] | None = None) -> list[tuple[str, int]]:
-        """(doc id, page) for each page the question names, in the documents searched."""
-        refs = referenced_pages(question)
-        if not refs:
-            return []
-        return self._named_pages(refs, self._scope(doc_ids))
 
     def _named_pages(self, refs: list[int], scope: Scope) -> list[tuple[str, int]]:
         """(doc id, page) for page numbers: the printed number first, then the position in the file."""

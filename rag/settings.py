@@ -55,10 +55,6 @@ class RetrievalSettings(BaseModel):
     # Fragments lead to their pages: pages are ranked with their whole text too, and each page
     # gives its best fragment.
     parent_page: bool = True
-    # With parent pages, how much of the pages' text around the fragments the model reads. Off by
-    # default: the embedded 1.5B model picks wrong numbers more often with whole pages in front of
-    # it (tests/test_llm_real.py); 1200 suits a larger model behind OPENAI_BASE_URL.
-    page_context_tokens: int = 0
     # ViDoRAG's adaptive top-K: a Gaussian mixture over the candidates' similarities decides
     # how many fragments per collection are kept, between the floor and the ceiling.
     adaptive_k: bool = False
@@ -73,9 +69,10 @@ class AgentSettings(BaseModel):
     temperature: float = 0.0
     max_output_tokens: int = 700
     token_budget: int = 3000
-    # The paper retries hops scoring under 0.75; MiniLM cosines of relevant passages sit around
-    # 0.4-0.7, so the default preset uses a threshold calibrated for it (the paper preset keeps 0.75).
-    low_score: float = 0.45
+    # A hop whose best score is at most this is retried once with a paraphrase (a model call). The paper
+    # retries under 0.75; by default only a hop that found nothing is (0.0): paraphrases of hops that found
+    # something cost a call each and seldom changed the pages read.
+    low_score: float = 0.0
     # "coverage": the evidence holds (nearly) every content word of the question (code, no call);
     # "react": the model's own word in its ReAct step; "llm": an explicit yes/no call, as in the paper.
     sufficiency_check: Literal["coverage", "react", "llm"] = "coverage"
@@ -88,76 +85,20 @@ class AgentSettings(BaseModel):
 
 
 class ReaderSettings(BaseModel):
-    """How evidence becomes an answer; each step can be switched off for ablations."""
+    """How the pages found become an answer (rag/reader)."""
 
-    # "pages": the model reads the best pages one at a time and code checks what it found (rag/reader);
-    # "cascade": the evidence-line reader (rag/reader/cascade/); "auto": the cascade's extremes for
-    # comparisons (most, least), page reading for the rest. Whole sets (docs/results.md): auto 49.0 of
-    # wide's 221 right, pages 48.6, the cascade 32.3; on dev auto 34.9, pages 22.4, the cascade 47.0.
-    engine: Literal["auto", "pages", "cascade"] = "auto"
-    # The skills the page reader may use besides reading ("compute": arithmetic by code; "outline": counts
-    # of the document's pages, figures and tables). Compute is opt-in: on the wide quarter it answered 9
-    # questions and none right, and its guesses answered an unanswerable one (docs/results.md).
+    # Skills besides reading a page (rag/reader/skills): "outline" counts the document's pages, figures,
+    # tables and appendices; "compare" takes the extreme of a table's or chart's column by code; "count"
+    # counts the items a page lists; "compute" does arithmetic by code over numbers copied from the page.
+    # docs/results.md has what each buys on the wide set.
     skills: list[str] = Field(default_factory=lambda: ["outline"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
-    # pages remain). The 1.5B model never searched again there (0 of 15 steps on wide, each ~17 s), so
-    # by default the pages run out first; more pages suit a larger model behind OPENAI_BASE_URL.
+    # pages remain).
     max_pages: int = 2
     pages_per_search: int = 2
-    # How much of one page the model reads, in its own tokens: a longer page is read as a window. Whole
-    # slides fit; a dense 10-K page is cut. Wide probes: 300 tokens 1/9, 1000 tokens 2/9 right; the whole
-    # page (up to 2,375 tokens) gave the same answers as the 800-token window on all 6 long first pages
-    # of 26 questions, at up to 66 s a read.
-    page_tokens: int = 800
-
-    # How much numbered evidence the model picks from, in its own tokens: every token is read on a CPU.
-    evidence_tokens: int = 400
-    # Fragments reordered by how much of the question they hold, fused with the retrieval's order.
-    rerank: bool = True
-    # The best evidence next to the question (last) or first; the 1.5B model picks better with it first.
-    best_last: bool = False
-    # Lines picked for lists and computations (one for everything else).
-    max_picks: int = 3
-    # A number question is a multiple choice among this many numbers of the evidence, each shown with
-    # its row and column or the words around it (0: pick a line, then a number in it).
-    max_options: int = 8
-    # The options come from this much of the evidence: only they are shown, so they may reach further
-    # than `evidence_tokens` (the rows past the lines a model reads are often the ones asked for).
-    option_tokens: int = 1500
-    # Code takes the option whose label fits the question this many times better than any option with
-    # another value, instead of asking the model (0: the model always chooses).
-    decide_margin: float = 1.3
-    # Pages the question names, and for questions about the document's structure its outline.
-    outline: bool = True
-    outline_lines: int = 60
-    # Answers typed from the question (number, list, yes/no, one of its options); off: all free text.
-    typed: bool = True
-    # A number asked of a table row is the cell in the column the question names, chosen by code.
-    table_cells: bool = True
-    # Arithmetic questions are answered by a program over evidence values; with `dataframes` the program
-    # may also select and aggregate the picked rows' tables (off: the 1.5B model writes invalid pandas).
-    compute: bool = True
-    dataframes: bool = False
-    # A computation is planned from the question alone (named quantities and one expression), then each
-    # quantity is a multiple choice over the evidence's numbers like a lookup (off: pick lines, then the
-    # model names values and the expression in one reply).
-    operand_choice: bool = True
-    lookup_k: int = 4  # fragments a quantity's own search adds to the evidence (0: none)
-    # "Which row has the highest …" is answered by code comparing a table's rows (rag/reader/cascade/extremes.py),
-    # or refused when no table of the evidence compares them: a model's pick cannot be checked.
-    compare: bool = True
-    # Financial ratios ("return on capital employed") are planned by their textbook definitions
-    # (rag/reader/cascade/formulas.py), not by the model.
-    ratios: bool = True
-    # "How many adults …" in a survey report: the share who did, of the sample size the report states
-    # (rag/reader/cascade/samples.py).
-    people_counts: bool = True
-    # Answers must stand in the evidence they cite; failures are retried, then the next evidence.
-    verify: bool = True
-    # Questions naming what the documents never mention (a year, an acronym, "Figure 7") are refused.
-    refuse_unnamed: bool = True
-    # Refused when no evidence is this similar to the question (cosine; calibrated on dev, see README).
-    min_score: float = 0.0
+    # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
+    # (rag/reader/pages.py). Every token is read on the CPU; a server model reads whole pages.
+    page_tokens: int = 250
 
 
 class LLMSettings(BaseModel):
@@ -171,6 +112,7 @@ class LLMSettings(BaseModel):
 
 
 class Settings(BaseModel):
+    preset: str = "embedded"  # the named preset these settings started from (shown with every run)
     data_dir: Path = Path("data")
     trace_dir: Path = Path("logs")
     eval_dir: Path = Path("eval")
@@ -209,13 +151,20 @@ class Settings(BaseModel):
         setattr(target, name, parsed)
 
     def for_trace(self) -> dict:
-        """What a run's trace records: the settings a user can change per session (agent, reader, retrieval)."""
-        return self.model_dump(mode="json", include={"agent", "reader", "retrieval"})
+        """What a run's trace records: the preset and the settings a user can change per session (agent,
+        reader, retrieval)."""
+        return self.model_dump(mode="json", include={"preset", "agent", "reader", "retrieval"})
 
     @classmethod
     def from_env(cls, preset: str = "default", **overrides) -> Settings:
-        values = PRESETS[preset].model_dump()
+        """Settings from a named preset and the environment. "default" is the preset of the kind of model
+        the environment gives: "server" with OPENAI_BASE_URL or OPENAI_API_KEY, else "embedded"."""
         env = os.environ
+        if preset == "default":
+            preset = "server" if env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY") else "embedded"
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; choose one of default, {', '.join(PRESETS)}")
+        values = PRESETS[preset].model_dump()
         if env.get("RAG_DATA_DIR"):
             values["data_dir"] = Path(env["RAG_DATA_DIR"])
         if env.get("RAG_LOG_DIR"):
@@ -246,9 +195,15 @@ class Settings(BaseModel):
 
 
 PRESETS: dict[str, Settings] = {
-    "default": Settings(),
+    # The embedded 1.5B model on two cores: one page's best lines a call, two pages, no ReAct step
+    # before they run out. Measured in docs/results.md.
+    "embedded": Settings(preset="embedded"),
+    # A model behind a server (OPENAI_BASE_URL, OPENAI_API_KEY): whole pages, more of them, and the
+    # ReAct step searches again when two pages fail.
+    "server": Settings(preset="server", reader=ReaderSettings(page_tokens=2500, max_pages=4)),
     # The paper's design exactly, for ablations and comparisons.
     "paper": Settings(
+        preset="paper",
         ingest=IngestSettings(ocr="off", chart_text=False, charts=False),
         agent=AgentSettings(low_score=0.75, sufficiency_check="llm"),
         retrieval=RetrievalSettings(hybrid=False, parent_page=False),

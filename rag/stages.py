@@ -58,7 +58,7 @@ def enrich(store: Store, doc_id: str, settings: IngestSettings, give_way: GiveWa
     data = store.pdf_path(doc_id).read_bytes()
     read = ParsedDocument(doc_id=doc_id, file=info.file, pages=info.pages, fragments=[])
     pages, to_read = info.pages_left(), info.pages_left(UNREAD)
-    parts = parse_chunks(data, info.file, settings, pages, to_read, progress=progress, give_way=give_way)
+    parts = parse_chunks(data, info.file, settings, pages, to_read, progress=progress, give_way=give_way, doc_id=doc_id)
     embed = _Embedder(store.embed_model, settings.embed_batch, read.timings, give_way, progress)
     if texts := store.pending_texts(doc_id):
         store.write_pending(doc_id, embed(texts, {}))

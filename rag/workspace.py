@@ -18,6 +18,7 @@ from typing import Literal
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for
 from rag.priority import asking
+from rag.reader.question import named_pages
 from rag.records import DocumentInfo, IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
@@ -173,10 +174,12 @@ class Workspace:
             return ask(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
                        on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
 
-    def search(self, query: str, modality: str = "auto", k: int | None = None,
-               doc_ids: list[str] | None = None, settings: Settings | None = None) -> SearchResult:
+    def search(self, query: str, modality: str = "auto", k: int | None = None, doc_ids: list[str] | None = None,
+               settings: Settings | None = None, pages: list[int] | None = None) -> SearchResult:
+        """A search; the pages the query names ("on page 5", or `pages` given) rank first."""
         retrieval = (settings or self.settings).retrieval
-        return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids, settings=retrieval)
+        return self.retriever.search(query, modality=modality, k=k, doc_ids=doc_ids, settings=retrieval,
+                                     pages=named_pages(query) if pages is None else pages)
 
 
 def _report(info: DocumentInfo, status: str, seconds: float, parsed: ParsedDocument | None = None) -> IngestReport:

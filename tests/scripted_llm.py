@@ -101,26 +101,9 @@ def action(tool: str, query: str, thought: str = "I need more.") -> str:
     return f'Thought: {thought}\nAction: {tool}\nAction Input: {{"query": "{query}"}}'
 
 
-def pick(ident: str) -> str:
-    """The reader's pick: one evidence id (or "none")."""
-    return f'{{"id": "{ident}"}}'
-
-
-def read(answer: str | None = None, ident: str = "E1"):
-    """The reader's answer: the given one, or by default the first words of the line it cites."""
-    if answer is not None:
-        return json.dumps({"id": ident, "answer": answer})
-    return lambda prompt: json.dumps({"id": ident, "answer": " ".join(evidence_line(prompt, ident).split()[:3])})
-
-
-def answered(ident: str = "E1") -> list:
-    """A whole scripted reading: pick a line, answer with its first words."""
-    return [pick(ident), read(ident=ident)]
-
-
-def evidence_line(prompt: str, ident: str) -> str:
-    """The text of evidence line `ident` as the prompt shows it."""
-    return re.search(rf"^\[{ident}\] [^:]*: (.*)$", prompt, re.M).group(1)
+def answered() -> list:
+    """A whole scripted reading: the first page read holds the answer (found_on_page)."""
+    return [found_on_page()]
 
 
 def done() -> str:

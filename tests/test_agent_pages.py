@@ -39,7 +39,7 @@ def run(pew_workspace, tmp_path):
 
     def go(replies, question=QUESTION, reader_settings=None, llm=None, control=None, **agent):
         pew_workspace.settings.agent = original.model_copy(update={"low_score": 0.0, **agent})
-        pew_workspace.settings.reader = reader.model_copy(update={"engine": "pages", **(reader_settings or {})})
+        pew_workspace.settings.reader = reader.model_copy(update=reader_settings or {})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
         result = ask(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append,
@@ -132,13 +132,41 @@ def test_what_a_picture_shows_is_not_guessed(run):
     assert not reads(events) and not llm.prompts
 
 
-def test_auto_leaves_comparisons_to_the_cascade_and_reads_pages_for_the_rest(run):
-    _, events, _ = run([copy_from_page()], question="How many adults were surveyed in total?",
-                       reader_settings={"engine": "auto"})
-    assert reads(events), "a count: the model reads pages"
-    result, events, llm = run([lambda prompt: "1"] * 10, question="Which group rates its finances highest?",
-                              reader_settings={"engine": "auto"})
-    assert not reads(events) and result.skill != "read_page" and llm.prompts, "a comparison: the cascade's skills"
+def test_the_extreme_of_a_comparison_is_taken_by_code_over_the_charts_cells(run):
+    question = ("Among Hispanics shaped by their current financial situation, which situation involves the highest "
+                "percentage that expects their future finances to get a lot worse?")
+    result, events, llm = run([], question=question, reader_settings={"skills": ["compare"]})
+    assert llm.prompts == [], "no model call: code compares the chart's values"
+    [computed] = [e for e in events if isinstance(e, Computation)]
+    assert "max(values, key=values.get)" in computed.program and result.skill == "compare"
+    assert result.short_answer == "Poor financial condition" and result.citations[0]["page"] == 16
+
+
+def test_a_comparison_no_table_fits_is_read_by_the_model(run):
+    question = "Which subgroup of Latinos is the most optimistic, in the report's words?"
+    result, events, llm = run([copy_from_page()], question=question, reader_settings={"skills": ["compare"]})
+    assert reads(events)[0].skill == "read_page" and len(llm.prompts) == 1
+
+
+def test_a_count_lists_the_items_then_code_counts_those_on_the_page(run):
+    def items(prompt: str) -> str:
+        text = prompt.split("<page>")[1].split("</page>")[0]
+        lines = [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 20][:3]
+        return json.dumps({"found": True, "items": [*lines, "a group the page never names"]})
+
+    result, events, _ = run([items], question="How many groups of Latinos does the report compare?",
+                            reader_settings={"skills": ["count"]})
+    [computed] = [e for e in events if isinstance(e, Computation)]
+    assert result.short_answer == "3" and result.skill == "count", "the invented item is not counted"
+    assert computed.program.endswith("ans = len(items)")
+
+
+def test_a_page_that_lists_nothing_to_count_is_read_for_the_number(run):
+    nothing = json.dumps({"found": False, "items": []})
+    result, events, llm = run([nothing, copy_from_page()], question="How many Latinos were surveyed?",
+                              reader_settings={"skills": ["count"]})
+    assert [c.purpose for c in events if isinstance(c, LLMCall)][:2] == ["list to count", "read page"]
+    assert reads(events)[0].skill == "read_page"
 
 
 def test_a_page_read_waiting_for_the_model_is_stopped(run):

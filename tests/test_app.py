@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import pymupdf
 import pytest
 from conftest import PEW, pages_of
-from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, found_on_page, pick
+from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, found_on_page
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import conversations, live_runs, status_news, workspace
@@ -38,7 +38,6 @@ def open_workspace(data_dir, monkeypatch, embed_model):
     live_runs.clear()
     ws = workspace()
     ws.embed_model = embed_model  # the session's model, already loaded
-    ws.settings.reader.engine = "cascade"  # the scripted replies below speak to the cascade's prompts
     return ws
 
 
@@ -165,41 +164,28 @@ def wait_until_read(ws, doc_id: str, timeout: float = 120) -> None:
         time.sleep(0.2)
 
 
-def test_chat_shows_hops_the_picked_evidence_then_a_cited_answer(pew_ws):
-    at = ask(pew_ws, answered("E1"))
+def test_chat_shows_hops_the_pages_read_then_a_cited_answer(pew_ws):
+    at = ask(pew_ws, answered())
     user, bot = at.chat_message
     assert user.markdown[0].value == QUESTION
     [status], [citation] = bot.status, bot.expander
     assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
     assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
-    assert any("LLM (pick evidence)" in c.value and "tokens" in c.value for c in status.caption)
+    assert any("LLM (read page)" in c.value and "tokens" in c.value for c in status.caption)
     tables = [df.value for df in status.table]
     assert any(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
     assert status.image, "a figure hit shows its crop"
-    assert any("Reader" in m.value and "E1" in m.value for m in status.markdown), "the pick is shown"
-    assert any("E1** picked" in c.value for c in status.caption), "the picked line is highlighted"
-    assert any("stands in E1" in c.value for c in status.caption), "and verified"
-    [answer] = [m.value for m in bot.markdown if "[p. " in m.value]
+    [read] = [m.value for m in status.markdown if "Read p." in m.value]
+    assert "read_page" in read and "the answer:" in read, "the page read and what the model found there"
+    [answer] = [m.value for m in bot.markdown if "[p. " in m.value and "Read p." not in m.value]
     page = int(answer.split("[p. ")[1].split("]")[0])
-    assert citation.label.startswith(f"Cited page {page} ·") and "E1" in citation.label and citation.image
+    assert f"Read p. {page}" in read and citation.label.startswith(f"Cited page {page} ·") and citation.image
 
     at.run()  # a rerun draws the conversation from session state: same evidence, same answer
     [status], [citation] = at.chat_message[1].status, at.chat_message[1].expander
     assert status.label == "Evidence · 1 hop(s)" and status.table and citation.image
-    assert any("picked" in c.value for c in status.caption)
-
-
-def test_chat_shows_the_pages_the_page_reader_read(pew_ws, monkeypatch):
-    monkeypatch.setattr(pew_ws.settings.reader, "engine", "pages")
-    at = ask(pew_ws, [found_on_page()])
-    [status], [citation] = at.chat_message[1].status, at.chat_message[1].expander
-    assert any("LLM (read page)" in c.value for c in status.caption)
-    [read] = [m.value for m in status.markdown if "Read p." in m.value]
-    assert "read_page" in read and "the answer:" in read, "the page read and what the model found there"
-    [answer] = [m.value for m in at.chat_message[1].markdown if "[p. " in m.value and "Read p." not in m.value]
-    page = int(answer.split("[p. ")[1].split("]")[0])
-    assert f"Read p. {page}" in read and citation.label.startswith(f"Cited page {page} ·") and citation.image
+    assert any("cited" in c.value for c in status.caption), "the cited fragment is marked"
 
 
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
@@ -338,7 +324,7 @@ def test_a_conversation_is_listed_followed_up_and_its_link_reopens_it(pew_ws, mo
     cid = at.query_params["conversation"]
     at.chat_input[0].set_value("And their children?").run()
     assert not at.exception, at.exception
-    assert QUESTION in pew_ws.llm.prompts[3] and "[p." in pew_ws.llm.prompts[3], "a follow-up sees the earlier turn"
+    assert QUESTION in pew_ws.llm.prompts[2] and "[p." in pew_ws.llm.prompts[2], "a follow-up sees the earlier turn"
     assert [m.markdown[0].value for m in at.chat_message[::2]] == [QUESTION, "And their children?"]
     listed = [x for x in at.sidebar.get("page_link") if f"conversation={cid}" in x.proto.query_string]
     assert listed and QUESTION[:40] in listed[0].proto.label
@@ -358,7 +344,7 @@ def test_reopening_a_conversation_while_its_question_runs_follows_it_and_stop_en
     queue = ModelQueue()
     other = queue.turn()
     other.__enter__()  # another question holds the model: this one waits in the queue
-    pew_ws.llm = QueuedLLM(replies=[pick("E1")], queue=queue)
+    pew_ws.llm = QueuedLLM(replies=answered(), queue=queue)
     cid = conversations().create(QUESTION)
     live = live_runs().start(pew_ws, cid, QUESTION, pew_ws.settings)
     threading.Timer(3.0, live.stop).start()  # the Stop button's callback, from another session

@@ -159,7 +159,7 @@ def _mid_write(data_dir) -> bool:
 
 
 def test_app_upload_shows_one_message_per_bad_file_then_unlocks_and_still_answers(tmp_path, monkeypatch, embed_model):
-    from scripted_llm import ScriptedLLM, read
+    from scripted_llm import ScriptedLLM
     from test_app import app, open_workspace
 
     from app_pages.common import workspace
@@ -186,11 +186,11 @@ def test_app_upload_shows_one_message_per_bad_file_then_unlocks_and_still_answer
         assert not at.exception, at.exception
         assert sorted(d.file for d in ws.store.documents()) == ["good.pdf", "locked.pdf"]
 
-        ws.llm = ScriptedLLM(replies=['{"id": "E1"}', read("the north region")])
+        ws.llm = ScriptedLLM(replies=['{"found": true, "answer": "the north region"}'] * 2)  # checked on each page read
         at.switch_page("app_pages/chat.py").run()
         at.chat_input[0].set_value("In which region did revenue grow?").run()
         assert not at.exception
-        [answer] = [m.value for m in at.chat_message[1].markdown if "[p. " in m.value]
+        [answer] = [m.value for m in at.chat_message[1].markdown if "[p. " in m.value and "Read p." not in m.value]
         assert "north region" in answer.lower(), answer
         assert "locked.pdf" in at.chat_message[1].expander[0].label
     finally:

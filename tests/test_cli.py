@@ -129,10 +129,10 @@ def test_set_takes_any_settings_type_from_text():
     from rag.settings import Settings
 
     settings = Settings.from_env()
-    for path, text in [("agent.max_hops", "2"), ("reader.rerank", "false"), ("reader.skills", "[]"),
+    for path, text in [("agent.max_hops", "2"), ("retrieval.hybrid", "false"), ("reader.skills", "[]"),
                        ("reader.skills", '["outline", "compute"]')]:
         settings.set(path, text)
-    assert (settings.agent.max_hops, settings.reader.rerank, settings.reader.skills) == (2, False, ["outline", "compute"])
+    assert (settings.agent.max_hops, settings.retrieval.hybrid, settings.reader.skills) == (2, False, ["outline", "compute"])
     with pytest.raises(ValidationError):
         settings.set("agent.max_hops", "two")
     with pytest.raises(ValueError, match="unknown setting"):

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import DEV_QA, PDFS, PEW
-from scripted_llm import evidence_line
 from test_cli import rag
 
 from rag.eval.answers import failure, summarize
@@ -34,17 +33,14 @@ def test_text_only_searches_plain_page_text(pew_workspace):
 
 
 def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path, monkeypatch):
-    """The modes differ only in their first hop's search; the scripted model takes the cascade's calls."""
-    from scripted_llm import ScriptedLLM
-
-    monkeypatch.setattr(pew_workspace.settings.reader, "engine", "cascade")
+    """The modes differ only in their first hop's search; the scripted model reads the first page."""
+    from scripted_llm import ScriptedLLM, found_on_page
 
     from rag.agent.run import drain
 
     question = "How do Latinos see economic upward mobility for their children?"
     for mode, route in (("single-pass", None), ("text-only", ["plain text"]), ("oracle", ["gold pages"])):
-        llm = ScriptedLLM(replies=['{"id": "E1"}', lambda prompt: '{"id": "E1", "answer": "' +
-                                   evidence_line(prompt, "E1").split()[0] + '"}'])
+        llm = ScriptedLLM(replies=[found_on_page()])
         events = stream_mode(pew_workspace, llm, mode, question, [pew_doc(pew_workspace)], tmp_path, gold_pages=[5])
         result = drain(events, question, tmp_path)
         assert len(result.hops) == 1 and result.stop_reason == "single_pass" and result.short_answer, mode

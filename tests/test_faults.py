@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from conftest import PEW, local_settings, pages_of
-from scripted_llm import evidence_line
 from test_app import app, open_workspace
 
 from app_pages.common import workspace
@@ -53,8 +52,8 @@ def store(tmp_path_factory, embed_model) -> Workspace:
     """Two real pages of the Pew report in a real store, shared by the tests (they only read it)."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("faults")), embed_model=embed_model)
     assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").status == "ingested"
-    ws.settings.agent.low_score = 0.0  # no paraphrase calls: each test counts the model's requests
-    ws.settings.reader.engine = "cascade"  # the server's scripted replies are the cascade's ReAct steps
+    ws.settings.agent.low_score = -1.0  # no paraphrase calls: each test counts the model's requests
+    ws.settings.reader.max_pages = 1  # one page read: a reply that does not answer does not bring another
     return ws
 
 
@@ -79,11 +78,10 @@ def run(store, server, llm_env, tmp_path):
 
 
 def reading(request: dict) -> str:
-    """The reader's reply as a model would give it: pick E1, then answer with the first words of its line."""
-    prompt = "\n".join(m["content"] for m in request["messages"])
-    if '"answer"' not in json.dumps(request.get("response_format")):
-        return '{"id": "E1"}'
-    return json.dumps({"id": "E1", "answer": " ".join(evidence_line(prompt, "E1").split()[:3])})
+    """The page reader's reply as a model would give it: found, the first words of the page's longest line."""
+    prompt = request["messages"][-1]["content"]
+    line = max(prompt.split("<page>")[1].split("</page>")[0].splitlines(), key=len)
+    return json.dumps({"found": True, "answer": " ".join(line.split()[:3])})
 
 
 READ = completion(reading)
@@ -109,9 +107,9 @@ def test_rate_limited_twice_then_the_answer_arrives_after_backoff(run, server):
     result = run(error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}),
                  error(429, "Rate limit reached", "rate_limit_exceeded", **{"Retry-After": "0"}), READ)
     assert result.error is None and result.stop_reason == "sufficient", result.answer
-    assert result.citations and result.tokens == {"prompt": 642, "completion": 42}, "the pick and the answer"
-    assert len(server.requests) == 4
-    first, second, _ = server.gaps()
+    assert result.citations and result.tokens == {"prompt": 321, "completion": 21}, "one page read"
+    assert len(server.requests) == 3
+    first, second = server.gaps()
     assert 0.3 < first < second, "exponential backoff between the retries, not a hammering loop"
 
 
@@ -187,7 +185,7 @@ def test_a_long_question_within_the_limit_is_answered(run, server, store):
 def test_unparseable_output_is_retried_once_then_the_reader_answers(run, server, react):
     result = run(completion(BROKEN), completion(BROKEN), READ)
     assert result.error is None and result.stop_reason == "unparseable" and result.citations
-    assert len(server.requests) == 4, "two ReAct replies, then the reader's pick and answer"
+    assert len(server.requests) == 3, "two ReAct replies, then the page read"
     retry = [m["content"] for m in server.requests[1]["body"]["messages"]]
     assert BROKEN in retry and any("did not follow the format" in m for m in retry)
     assert "response_format" in server.requests[2]["body"], "the reader's replies are held to a JSON schema"
@@ -197,7 +195,7 @@ def test_unparseable_output_is_retried_once_then_the_reader_answers(run, server,
 
 def test_prose_without_the_react_format_ends_the_search_and_the_reader_answers(run, server, react):
     result = run(completion("Four in ten Latinos say their finances are in excellent or good shape."), READ)
-    assert result.error is None and len(server.requests) == 3 and result.citations
+    assert result.error is None and len(server.requests) == 2 and result.citations
 
 
 def test_a_reader_reply_that_is_not_json_is_refused_not_shown(run, server):

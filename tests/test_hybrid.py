@@ -8,7 +8,9 @@ from collections import Counter
 import pytest
 from conftest import BESTBUY, PEW, local_settings, pages_of
 
-from rag.retrieve import LAST_PAGE, adaptive_k, referenced_pages
+from rag.reader.question import named_pages
+from rag.records import LAST_PAGE
+from rag.retrieve import adaptive_k
 from rag.sparse import SparseIndex
 from rag.store import PAGES
 from rag.workspace import Workspace
@@ -128,7 +130,7 @@ def test_pages_are_stored_whole_and_deleted_with_their_document(workspace):
     ("slide 3, then pages 7", [3, 7]), ("revenue in 2023 per share", []),
 ])
 def test_questions_that_name_a_page(question, pages):
-    assert referenced_pages(question) == pages
+    assert named_pages(question) == pages
 
 
 def test_a_named_page_is_found_by_its_printed_number(pew_workspace):

@@ -8,6 +8,7 @@ from conftest import PDFS, local_settings, pdf_bytes
 
 from rag.reader.outline import counting_program, detect_headings, outline
 from rag.reader.program import run_program
+from rag.reader.question import understand
 from rag.workspace import Workspace
 
 STRATEGIC_PLAN = "e79deb02a0c0e87511080836c5d4347b.pdf"
@@ -51,13 +52,13 @@ def test_each_page_lists_its_tables_and_figures(plan):
 ])
 def test_counts_the_outline_answers_are_programs(plan, question, count):
     _, doc = plan
-    program = counting_program(question, doc)
+    program = counting_program(understand(question), doc)
     assert program and run_program(program) == count
 
 
 def test_figures_on_a_range_of_pages_are_counted(plan):
     _, doc = plan
-    program = counting_program("How many figures are on pages 2-4?", doc)
+    program = counting_program(understand("How many figures are on pages 2-4?"), doc)
     expected = sum(len(c.figures) for c in doc.contents if 2 <= c.page <= 4)
     assert run_program(program) == expected
-    assert counting_program("How many people are in the picture?", doc) is None
+    assert counting_program(understand("How many people are in the picture?"), doc) is None

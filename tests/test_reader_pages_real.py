@@ -20,7 +20,6 @@ DECK = "finalpresentationdeck-whatwhyhowofcertificationsocial-160324220748_95.pd
 
 def store(tmp_path_factory, embed_model, data: bytes, name: str) -> Workspace:
     ws = Workspace(local_settings(tmp_path_factory.mktemp("real")), embed_model=embed_model)
-    ws.settings.reader.engine = "pages"
     assert ws.ingest(data, name).status == "ingested"
     return ws
 

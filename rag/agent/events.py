@@ -19,8 +19,8 @@ from rag.records import MODALITY_NAMES, Hit
 # How an event stands out: a step of the run, a note under it, the model's thought, news for the user.
 Style = Literal["step", "note", "thought", "info", "warning"]
 EventKind = Literal[
-    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "evidence", "compute", "verify",
-    "refuse", "error", "answer", "waiting", "read",
+    "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "compute", "error", "answer",
+    "waiting", "read", "draft",
 ]
 
 
@@ -116,7 +116,8 @@ class Paraphrase(HopEvent):
     best_score: float
 
     def headline(self) -> str:
-        return f"Best score {self.best_score:.2f} is low: retrying as “{self.paraphrased}”"
+        found = f"Best score {self.best_score:.2f} is low" if self.best_score > 0 else "Nothing found"
+        return f"{found}: retrying as “{self.paraphrased}”"
 
 
 class Waiting(HopEvent):
@@ -148,28 +149,9 @@ class Stop(HopEvent):
         return f"Stopped searching: {self.reason.replace('_', ' ')}" + (f" ({self.detail[:120]})" if self.detail else "")
 
 
-class EvidencePicked(HopEvent):
-    """The reader's first job: the evidence ids the model chose to answer from."""
-
-    kind: EventKind = "evidence"
-    ids: list[str]
-    evidence: list[dict] = Field(default_factory=list)
-    attempt: int = 1
-    by: Literal["model", "code"] = "model"  # code chose when one number's label clearly fits the question
-
-    style: ClassVar[Style] = "step"
-
-    def headline(self) -> str:
-        by = " (its label fits the question clearly: chosen by code)" if self.by == "code" else ""
-        attempt = f" (attempt {self.attempt})" if self.attempt > 1 else ""
-        return f"Reader picked {', '.join(self.ids) or 'nothing'}{by}{attempt}"
-
-    def details(self) -> list[str]:
-        return [f"★ {x['id']} p.{x['page']:<3} {x['text'][:100]}" for x in self.evidence]
-
-
 class Computation(HopEvent):
-    """A program the model wrote over evidence values, and what the whitelist evaluator made of it."""
+    """A program over values read off a page (a model's expression, or code's count or comparison), and
+    what the whitelist evaluator made of it."""
 
     kind: EventKind = "compute"
     program: str
@@ -180,26 +162,10 @@ class Computation(HopEvent):
 
     def headline(self) -> str:
         got = self.result if self.error is None else f"refused or failed: {self.error}"
-        return f"Computed by a program over the picked values (a whitelist evaluator runs it) → {got}"
+        return f"Computed by a program over the values read (a whitelist evaluator runs it) → {got}"
 
     def details(self) -> list[str]:
         return self.program.splitlines()
-
-
-class Verification(HopEvent):
-    """Whether the answer stands in the evidence it cites."""
-
-    kind: EventKind = "verify"
-    ok: bool
-    value: str = ""
-    ids: list[str] = Field(default_factory=list)
-    reason: str = ""
-    attempt: int = 1
-
-    def headline(self) -> str:
-        if self.ok:
-            return f"✓ “{self.value}” stands in {', '.join(self.ids)}"
-        return f"✗ “{self.value}” rejected: {self.reason}"
 
 
 class PageRead(HopEvent, PageReading):
@@ -217,16 +183,15 @@ class PageRead(HopEvent, PageReading):
         return [f"{self.tokens} tokens of the page read"] + ([] if self.found else [f"model said: {self.said[:160]}"])
 
 
-class Refusal(HopEvent):
-    """Code decided the documents do not answer the question, and why."""
+class Draft(HopEvent):
+    """The answer as the model writes it, before code checks it: the chat shows it growing."""
 
-    kind: EventKind = "refuse"
-    reason: str
+    kind: EventKind = "draft"
+    page: int
+    text: str
 
-    style: ClassVar[Style] = "info"
-
-    def headline(self) -> str:
-        return f"Not in the documents: {self.reason}"
+    def headline(self) -> str | None:
+        return None  # shown while it grows, never kept in the hop box
 
 
 class ErrorEvent(HopEvent):

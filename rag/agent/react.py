@@ -2,17 +2,19 @@
 
     start → search ⇄ decide → read ⇄ (next page | search again) → stop
 
-`search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py);
-when none fires, one ReAct step (Thought → Action → Action Input, LlamaIndex's formatter and parser)
-chooses the next tool and query. When the search stops, `read` is the ReadPage step: the model reads
-the best page (rag/reader) and code checks what it found there. A page without the answer leads to the
-next page, or, after `pages_per_search` pages, back to the ReAct step, which may search again.
+`search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py); then the
+pages found are read first, unless the model's own word on sufficiency is asked for (a ReAct step). `read`
+is the ReadPage step: the reader reads the best lines of the best page (rag/reader) and code checks what it
+found there. A page without the answer leads to the next page, or, after `pages_per_search` pages, back to
+the ReAct step, which may search again, read a page by number, or say the evidence is enough.
 The same workflow serves every evaluation mode: `single-pass` reads after the first hop without the
 ReAct step, and `text-only` / `oracle` only swap the first hop's search.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 from collections.abc import Callable
 
@@ -29,20 +31,17 @@ from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Wor
 from rapidfuzz import fuzz
 
 from rag import prompts
-from rag.agent.events import Computation, EvidencePicked, PageRead, Refusal, Stop, Thought, Verification
+from rag.agent.events import Answer, Computation, Draft, PageRead, Stop, Thought
 from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
-from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools
-from rag.context import EvidenceItem, from_hits
+from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
 from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
 from rag.reader.answer import PICTURES_UNREAD, PageReading
-from rag.reader.cascade import Reader, ReaderInput, ReaderResult
-from rag.reader.cascade.question import missing_names
-from rag.reader.pages import candidates
+from rag.reader.pages import PageRef, Similarity, candidates
 from rag.records import SearchResult
 
-READER_EVENTS = {"pick": EvidencePicked, "compute": Computation, "verify": Verification, "refuse": Refusal}
+_ANSWER_SO_FAR = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 class HopRequest(Event):
@@ -71,23 +70,21 @@ class CompactReActFormatter(ReActChatFormatter):
 
 
 class DocAgent(Workflow):
-    """One run of the agent over a workspace's documents. `evidence_for(state)` builds what the reader reads."""
+    """One run of the agent over a workspace's documents; `source` gives the pages (rag.agent.run.PageSource)."""
 
-    def __init__(self, llm, state: RunState, search: Callable[[str, str], SearchResult],
-                 evidence_for: Callable[[RunState], ReaderInput], mode: str = "agent",
-                 history: list[ChatMessage] | None = None, source=None) -> None:
+    def __init__(self, llm, state: RunState, search: Callable[[str, str], SearchResult], source,
+                 similarity: Similarity | None = None, mode: str = "agent",
+                 history: list[ChatMessage] | None = None) -> None:
         super().__init__(timeout=None)
-        self.llm, self.state, self.mode = llm, state, mode
-        self.evidence_for = evidence_for
-        self.source = source  # rag.agent.run.PageSource: named pages, page texts, the outline's counts
+        self.llm, self.state, self.mode, self.source, self.similarity = llm, state, mode, source, similarity
         self.pages: PageReader | None = None
         self.since_search = 0
         self.history = history or []
         self.count_tokens = token_counter(llm)
-        self.tools = SearchTools(state, search, self.complete, self.emit)
+        self.tools = SearchTools(state, search, self.complete, self.emit, outline=source.outline_text)
         self.formatter = CompactReActFormatter(system_header=prompts.REACT_HEADER)
         self.reasoning: list[BaseReasoningStep] = []
-        self.result: ReaderResult | None = None
+        self.result: Answer | None = None
         self._ctx: Context | None = None
 
     # steps
@@ -97,7 +94,7 @@ class DocAgent(Workflow):
         self._ctx = ctx
         modality = "auto" if self.mode in ("agent", "single-pass") else self.mode
         why = "initial retrieval (modality router)" if modality == "auto" else modality
-        return HopRequest(query=self.state.question, modality=modality, why=why)
+        return HopRequest(query=self.state.question.text, modality=modality, why=why)
 
     @step
     async def search(self, ev: HopRequest) -> Searched:
@@ -110,38 +107,30 @@ class DocAgent(Workflow):
             return self.stop("single_pass")
         if not self.reasoning:  # the router's search, in ReAct form, so the model sees what it found
             self.reasoning.append(ActionReasoningStep(thought=prompts.INITIAL_THOUGHT, action="TextSearch",
-                                                      action_input={"query": state.question}))
+                                                      action_input={"query": state.question.text}))
         self.reasoning.append(ObservationReasoningStep(observation=ev.observation))
         await self.check_evidence()
         if reason := stop_reason(state):
             return self.stop(reason)
-        if self.reads_pages and state.settings.sufficiency_check != "react":
+        if state.settings.sufficiency_check != "react":
             return ReadRequest()  # read what was found first; the ReAct step comes when those pages fail
         return await self.react_step()
 
-    @property
-    def reads_pages(self) -> bool:
-        return self.state.reads_pages and self.source is not None
-
     @step
     async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:
-        state, cfg = self.state, self.state.reader
-        if not self.reads_pages:
-            return await self.read_evidence()
+        state, cfg, question = self.state, self.state.reader, self.state.question
         if self.pages is None:
-            self.pages = PageReader(state.question_record, cfg, self.source.text, self.count_tokens, self.ask,
+            self.pages = PageReader(question, cfg, self.source, self.similarity, self.count_tokens, self.ask,
                                     self.page_read)
-            if "outline" in cfg.skills and (counted := self.source.outline_count(state.question_record)):
+            if "outline" in cfg.skills and (counted := self.source.outline_count(question)):
                 return self.finish(counted)
-            if state.question_record.pictures:  # what a photo shows is not in the text: say so, guess nothing
+            if question.pictures:  # what a photo shows is not in the text: say so, guess nothing
                 return self.finish(None, PICTURES_UNREAD)
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
-        queue = candidates(asked + self.source.named(state.question_record), state.best_hits(), self.pages.read_keys)
+        queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
         if not queue or len(self.pages.read_pages) >= cfg.max_pages:
             return self.finish(None)
-        page = queue[0]
-        focus = "\n".join(h.fragment.text for h in state.best_hits() if (h.fragment.doc_id, h.fragment.page) == page.key)
-        got = await self.pages.read(page, focus)
+        got = await self.pages.read(queue[0])
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -153,58 +142,45 @@ class DocAgent(Workflow):
             return await self.react_step()
         return ReadRequest()
 
-    async def read_evidence(self) -> StopEvent:
-        """The earlier reader: numbered evidence lines, a cascade of strategies (reader.engine=cascade)."""
-        reader = Reader(self.ask, self.reader_event, self.state.reader)
-        given = self.evidence_for(self.state)
-        given.lookup = lambda query, modality: from_hits(self.tools.search(query, modality).hits)
-        self.result = await reader.read(self.state.question, self.state.info, given)
-        return StopEvent(result=self.result)
-
     def finish(self, solution: Solution | None, reason: str = "") -> StopEvent:
         """The run's answer from what the pages gave: a solution with its pages, or "not in the documents"."""
         if solution is None:
             answer, short = self.pages.nothing_found(reason)
-            self.result = ReaderResult(answer=answer, short=short, answer_type=self.state.question_record.asked,
-                                       refused=answer, skill="none")
+            self.result = Answer(answer=answer, short_answer=short, answer_type=self.state.question.asked, skill="none")
         else:
-            cited = [self.cite(p, solution.line or solution.sentence()) for p in solution.pages]
-            self.result = ReaderResult(answer=solution.sentence(), short=solution.short(), answer_type=solution.asked,
-                                       cited=cited, program=solution.program, value=solution.value or None,
-                                       skill=solution.skill)
             if solution.program:
-                self.reader_event("compute", {"program": solution.program, "result": solution.value, "error": None})
+                self.emit(Computation(run_id=self.state.run_id, hop=self.state.hops, program=solution.program,
+                                      result=solution.value))
+            self.result = Answer(answer=solution.sentence(), short_answer=solution.short(), answer_type=solution.asked,
+                                 citations=[self.cite(p, solution.line or solution.sentence()) for p in solution.pages],
+                                 program=solution.program, skill=solution.skill)
         return StopEvent(result=self.result)
 
-    def cite(self, page, line: str) -> EvidenceItem:
+    def cite(self, page: PageRef, line: str) -> dict:
         """A cited page, boxed at the fragment found on it that reads most like the answer's line."""
         found = [h.fragment for h in self.state.seen.values() if (h.fragment.doc_id, h.fragment.page) == page.key]
         best = max(found, key=lambda f: fuzz.partial_ratio(line.lower(), f.text.lower()), default=None)
-        return EvidenceItem(id=f"p. {page.page}", text=line, kind="page", doc_id=page.doc_id, file=page.file,
-                            page=page.page, score=page.score, fragment_id=best.id if best else None,
-                            bbox=best.bbox if best else None)
+        return {"file": page.file, "doc_id": page.doc_id, "page": page.page, "fragment_id": best.id if best else None,
+                "bbox": best.bbox if best else None, "evidence": f"p. {page.page}", "text": line}
 
     # the search side
 
     async def check_evidence(self) -> None:
-        """The inputs of the stop rules: how much the reader would read, and the sufficiency self-check."""
+        """The inputs of the stop rules: how much text the hops found, and the sufficiency self-check."""
         state, cfg = self.state, self.state.settings
-        given = self.evidence_for(state)
-        evidence, document_text = given.evidence, given.document_text
-        state.evidence_tokens = sum(self.count_tokens(i.text) for i in from_hits(state.best_hits()))
-        if cfg.sufficiency_check == "coverage":  # words the documents never use cannot be searched for
-            terms = [t for t in state.info.terms if not missing_names([t], document_text)]
-            gathered = " ".join(i.text for i in evidence.items)
-            state.sufficient = not terms or len(missing_names(terms, gathered)) <= (1 - cfg.coverage) * len(terms)
+        state.evidence_tokens = sum(self.count_tokens(h.fragment.text) for h in state.best_hits())
+        if cfg.sufficiency_check == "coverage":
+            state.sufficient = len(missing_words(state)) <= (1 - cfg.coverage) * len(state.question.terms)
         elif cfg.sufficiency_check == "llm":
-            prompt = prompts.SUFFICIENCY.format(evidence=evidence.render(), question=state.question)
+            evidence = "\n".join(f"- {h.fragment.text}" for h in state.best_hits()[:10])
+            prompt = prompts.SUFFICIENCY.format(evidence=evidence, question=state.question.text)
             state.sufficient = (await self.complete(prompt, "sufficiency", max_tokens=3)).strip().lower().startswith("yes")
 
     async def react_step(self) -> HopRequest | ReadRequest:
         """One ReAct step: the next tool and query, or the model's word that the evidence is enough."""
         messages = self.formatter.format(self.tools.tools(), self.history + [
-            ChatMessage(role=MessageRole.USER, content=self.state.question)], self.reasoning)
-        for attempt in range(2):
+            ChatMessage(role=MessageRole.USER, content=self.state.question.text)], self.reasoning)
+        for _ in range(2):
             reply = await self.chat(messages, "react")
             try:
                 parsed = ReActOutputParser().parse(reply)
@@ -226,7 +202,7 @@ class DocAgent(Workflow):
             if isinstance(parsed, ActionReasoningStep) and parsed.action in TOOL_MODALITY:
                 self.reasoning.append(parsed)
                 query = str(parsed.action_input.get("query") or next(iter(parsed.action_input.values()), ""))
-                return HopRequest(query=query or self.state.question, modality=TOOL_MODALITY[parsed.action],
+                return HopRequest(query=query or self.state.question.text, modality=TOOL_MODALITY[parsed.action],
                                   why=parsed.action)
             self.state.parse_failures += 1
         return self.stop("unparseable", reply[:300])
@@ -248,15 +224,26 @@ class DocAgent(Workflow):
     async def complete(self, prompt: str, purpose: str, **kwargs) -> str:
         return await self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], purpose, **kwargs)
 
-    async def ask(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int):
+    async def ask(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int, page: int = 0):
+        """A JSON reply; the answer a page read is writing is shown as it grows."""
         t0, start = time.perf_counter(), time.time()
-        reply = await ask_json(self.llm, messages, model, max_tokens)
+        drafting = self.drafting(page, asyncio.get_running_loop()) if page else None
+        reply = await ask_json(self.llm, messages, model, max_tokens, on_text=drafting)
         call = llm_call(self.state, purpose, t0, start, reply.raw, reply.text)
         self.emit(call.model_copy(update={"constraint": reply.constraint}))
         return reply
 
-    def reader_event(self, kind: str, data: dict) -> None:
-        self.emit(READER_EVENTS[kind](run_id=self.state.run_id, hop=self.state.hops, **data))
+    def drafting(self, page: int, loop: asyncio.AbstractEventLoop) -> Callable[[str], None]:
+        """Hears the reply grow on the model's thread; the answer so far goes out on the workflow's loop."""
+        last = [""]
+
+        def seen(text: str) -> None:
+            if (found := _ANSWER_SO_FAR.search(text)) and found.group(1) != last[0]:
+                last[0] = found.group(1)
+                draft = Draft(run_id=self.state.run_id, hop=self.state.hops, page=page, text=last[0].replace('\\"', '"'))
+                loop.call_soon_threadsafe(self.emit, draft)
+
+        return seen
 
     def page_read(self, reading: PageReading) -> None:
         self.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **reading.model_dump()))

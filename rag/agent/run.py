@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+
+import numpy as np
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from pydantic import BaseModel, Field
 from rag.agent.events import (
     Answer,
     AnswerEvent,
+    Draft,
     ErrorEvent,
     HopEnd,
     HopEvent,
@@ -30,19 +33,13 @@ from rag.agent.events import (
 )
 from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
-from rag.context import EvidenceItem, build, from_hits, page_lines, rerank
 from rag.control import QueueTimeOff, RunControl, controlled
-from rag.ingest.tables import row_cells
 from rag.models.llm import for_run, model_load
-from rag.models.structured import token_counter
-from rag.prompts import NOT_IN_DOCUMENTS
-from rag.reader import PageRef, Question, Solution
-from rag.reader.cascade import NOT_ANSWERABLE, ReaderInput, ReaderResult, counted_words, is_total_of
-from rag.reader.cascade.samples import counted_people, sample_sizes
+from rag.reader import PageRef, Question, Solution, understand
+from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.reader.outline import counting_program, outline
 from rag.reader.program import ComputeError, run_program
-from rag.reader.question import LAST_PAGE
-from rag.records import SearchResult, cells_text
+from rag.records import LAST_PAGE, SearchResult, Table
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
@@ -117,8 +114,8 @@ async def stream_answer(
     stops the run and hears its place in the embedded model's queue (as Waiting events)."""
     control = control or RunControl()
     settings = workspace.settings.agent
-    state = RunState(question=question, settings=settings, reader=workspace.settings.reader, doc_ids=doc_ids,
-                     many_files=len(doc_ids or workspace.store.documents()) > 1)
+    state = RunState(question=understand(question), settings=settings, reader=workspace.settings.reader,
+                     doc_ids=doc_ids, many_files=len(doc_ids or workspace.store.documents()) > 1)
     recorder = RunRecorder(state, trace_dir)
     yield recorder.record(RunStart(question=question, model=model_name, hop=0,
                                    settings={"mode": mode, **workspace.settings.for_trace()}))
@@ -129,10 +126,10 @@ async def stream_answer(
             yield event
         return
     history = (await memory.aget()) if memory is not None else []
+    pages = state.question.pages
     agent = DocAgent(for_run(llm, control), state,
-                     search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids)),
-                     lambda s: evidence_for(workspace, s, token_counter(llm)), mode=mode, history=history,
-                     source=PageSource(workspace.store, doc_ids) if state.reads_pages else None)
+                     search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids, pages=pages)),
+                     PageSource(workspace.store, doc_ids), similarity(workspace.embed_model), mode=mode, history=history)
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
@@ -142,9 +139,11 @@ async def stream_answer(
         async with deadline, contextlib.aclosing(events):
             async for event in events:
                 queue_time_off.see(event)
-                if isinstance(event, HopEvent):
+                if isinstance(event, Draft):  # a reply as it grows: shown, not traced
+                    yield event
+                elif isinstance(event, HopEvent):
                     yield recorder.record(event)
-            result: ReaderResult = await handler
+            result: Answer = await handler
     except asyncio.CancelledError:  # the run cancelled by its Stop after its events ended: not an error
         if not control.stopped:
             raise
@@ -181,13 +180,12 @@ def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: Answ
 
 
 class PageSource:
-    """The pages of the searched documents as the page reader sees them: named ones, their text, and
-    the counts their outline answers."""
+    """The pages of the searched documents as the reader sees them: named ones, their text and tables when
+    they are read, and what the documents' outlines answer."""
 
     def __init__(self, store, doc_ids: list[str] | None) -> None:
         self.store = store
         self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
-        self._read: dict[str, dict[int, str]] = {}
 
     def named(self, question: Question) -> list[PageRef]:
         return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
@@ -200,21 +198,21 @@ class PageSource:
         return found or [PageRef(doc_id=d.doc_id, file=d.file, page=page, score=1.0) for d in self.docs
                          if 1 <= page <= d.pages]
 
-    def _texts(self, doc_id: str) -> dict[int, str]:
-        if doc_id not in self._read:
-            doc = next(d for d in self.docs if d.doc_id == doc_id)
-            self._read[doc_id] = self.store.page_texts(doc_id, list(range(1, doc.pages + 1)))
-        return self._read[doc_id]
-
     def text(self, page: PageRef) -> str:
-        return self._texts(page.doc_id).get(page.page, "")
+        return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
+
+    def tables(self, page: PageRef) -> list[Table]:
+        return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
+
+    def outline_text(self) -> str:
+        return "\n\n".join(outline(self.store, d.doc_id).text(40) for d in self.docs[:3])
 
     def outline_count(self, question: Question) -> Solution | None:
         """How many pages, figures, tables or appendices, counted by code in the one document's outline."""
         if not question.structural or len(self.docs) != 1:
             return None
         doc = self.docs[0]
-        program = counting_program(question.text, outline(self.store, doc.doc_id))
+        program = counting_program(question, outline(self.store, doc.doc_id))
         try:
             value = run_program(program) if program else None
         except ComputeError:
@@ -225,81 +223,27 @@ class PageSource:
                         pages=[PageRef(doc_id=doc.doc_id, file=doc.file, page=1)])
 
 
-def evidence_for(workspace, state: RunState, count_tokens) -> ReaderInput:
-    """What the reader reads: pages the question names, the outline when it asks about the document's
-    structure, then the fragments the hops found; with the documents' whole text (to check what the
-    question names), the DataFrames of the table rows found, and a count the outline answers."""
-    store, cfg = workspace.store, state.reader
-    docs = [d for d in store.documents() if state.doc_ids is None or d.doc_id in state.doc_ids]
-    items: list[EvidenceItem] = []
-    named = workspace.retriever.named_pages(state.question, [d.doc_id for d in docs]) if cfg.outline else []
-    for doc_id, page in named:
-        doc = next(d for d in docs if d.doc_id == doc_id)
-        items += page_lines(doc_id, doc.file, page, store.page_texts(doc_id, [page]).get(page, ""))
-    counting = None
-    if cfg.outline and (state.info.structural or state.outline_docs):
-        for doc in docs[:3]:
-            structure = outline(store, doc.doc_id)
-            items += [EvidenceItem(text=line, kind="outline", doc_id=doc.doc_id, file=doc.file, page=page, score=1.0)
-                      for page, line in structure.lines()[:cfg.outline_lines]]
-        counting = counting_program(state.question, outline(store, docs[0].doc_id)) if len(docs) == 1 else None
-    hits = state.best_hits()
-    found = rerank(from_hits(hits), state.info.terms) if cfg.rerank else from_hits(hits)
-    page_tokens = workspace.settings.retrieval.page_context_tokens
-    if page_tokens:  # the leading pages' lines too, after the two best fragments (MMRAG-DocQA's parent pages)
-        leading = list(dict.fromkeys((i.doc_id, i.file, i.page) for i in found))[:2]
-        lines = [line for doc_id, file, page in leading
-                 for line in page_lines(doc_id, file, page, store.page_texts(doc_id, [page]).get(page, ""), 0.0)]
-        found = found[:2] + build(lines, count_tokens, page_tokens).items + found[2:]
-    items += found
-    budget = cfg.evidence_tokens + page_tokens
-    evidence = build(items, count_tokens, budget, state.many_files, cfg.best_last)
-    counted = counted_words(state.question) if state.info.count else set()
-    numbers = build(total_rows(store, hits, counted) + items, count_tokens, max(budget, cfg.option_tokens),
-                    state.many_files, cfg.best_last)
-    pages = {d.doc_id: store.page_texts(d.doc_id, list(range(1, d.pages + 1))) for d in docs}
-    text = "\f".join("\f".join(pages[d.doc_id].values()) for d in docs)
-    samples = [s for d in docs for s in sample_sizes(d.doc_id, d.file, pages[d.doc_id], store.tables(d.doc_id))] \
-        if cfg.people_counts and counted_people(state.question) else []
-    return ReaderInput(evidence=evidence, numbers=numbers, document_text=text, tables=table_frames(store, hits),
-                       counting=counting, pages=named, samples=samples)
+def similarity(embed_model):
+    """Lines' cosine with the question, by the embedder already loaded (the question embedded once)."""
+    asked: dict[str, np.ndarray] = {}
+
+    def cosines(question: str, lines: list[str]) -> list[float]:
+        if question not in asked:
+            asked[question] = _unit(embed_model.get_query_embedding(question))
+        vectors = np.array(embed_model.get_text_embedding_batch(lines))
+        return list(map(float, (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)) @ asked[question]))
+
+    return cosines
 
 
-def total_rows(store, hits, counted: set[str]) -> list[EvidenceItem]:
-    """The rows of the tables found that total what a count asks for ("Total Domestic store count"):
-    a page gives the search one row, and the total is seldom the row nearest the question."""
-    if not counted:
-        return []
-    found = {(h.fragment.doc_id, h.fragment.extra["table_id"]): h for h in hits if h.fragment.extra.get("table_id")}
-    rows = []
-    for doc_id in {d for d, _ in found}:
-        for table in store.tables(doc_id):
-            if hit := found.get((doc_id, table.table_id)):
-                f = hit.fragment
-                rows += [EvidenceItem(text=text, kind="table", doc_id=doc_id, file=f.file, page=table.page,
-                                      score=hit.score, cells=cells) for row in table.rows
-                         if is_total_of(text := cells_text(cells := row_cells(table.header, row)), counted)]
-    return rows
+def _unit(vector) -> np.ndarray:
+    v = np.array(vector)
+    return v / np.linalg.norm(v)
 
 
-def table_frames(store, hits) -> dict:
-    """fragment id → the DataFrame of the table that row (or chart) belongs to, one per table, for the
-    computation and comparison tools."""
-    wanted = {h.fragment.id: (h.fragment.doc_id, table_id) for h in hits  # a chart's figure: its values' table
-              if (table_id := h.fragment.extra.get("table_id") or h.fragment.extra.get("chart_table_id"))}
-    tables = {}
-    for doc_id in {d for d, _ in wanted.values()}:
-        tables.update({(doc_id, t.table_id): t for t in store.tables(doc_id)})
-    frames = {key: tables[key].to_dataframe() for key in set(wanted.values()) if key in tables}
-    return {fid: frames[key] for fid, key in wanted.items() if key in frames}
-
-
-def answer_event(state: RunState, result: ReaderResult) -> AnswerEvent:
-    citations = [{"file": c.file, "doc_id": c.doc_id, "page": c.page, "fragment_id": c.fragment_id, "bbox": c.bbox,
-                  "evidence": c.id, "text": c.text} for c in result.cited]
-    return AnswerEvent(hop=state.hops, answer=result.answer, short_answer=result.short, answer_type=result.answer_type,
-                       citations=citations, picked=result.picked, program=result.program,
-                       missing=MISSING in result.answer, stop_reason=state.stop_reason, skill=result.skill)
+def answer_event(state: RunState, result: Answer) -> AnswerEvent:
+    return AnswerEvent(hop=state.hops, **result.model_dump(exclude={"stop_reason", "missing"}),
+                       missing=MISSING in result.answer, stop_reason=state.stop_reason)
 
 
 def error_text(exc: BaseException) -> str:
@@ -361,5 +305,5 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
         tokens={"prompt": sum(c.prompt_tokens for c in llm_calls), "completion": sum(c.completion_tokens for c in llm_calls)},
         first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
         total_s=round(answer.t_start - start.t_start, 3), trace=str(trace_dir / f"{start.run_id}.jsonl"),
-        not_found=answer.short_answer == NOT_ANSWERABLE or NOT_IN_DOCUMENTS in answer.answer.lower(), error=error,
+        not_found=answer.short_answer == NOT_ANSWERABLE or answer.answer.startswith(NOT_IN_DOCUMENTS), error=error,
     )

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from rag.agent.events import LLMCall
-from rag.reader.cascade.question import QuestionInfo, analyse
-from rag.reader.question import Question, understand
+from rag.reader.question import Question
 from rag.records import Hit
 from rag.settings import AgentSettings, ReaderSettings
 
@@ -20,7 +19,9 @@ def new_run_id() -> str:
 
 @dataclass
 class RunState:
-    question: str
+    """`question` is the one understanding of the question (rag/reader/question.py), built once."""
+
+    question: Question
     settings: AgentSettings
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     run_id: str = field(default_factory=new_run_id)
@@ -31,27 +32,12 @@ class RunState:
     seen: dict[str, Hit] = field(default_factory=dict)
     last_route: list[str] = field(default_factory=lambda: ["text"])
     last_new_ids: list[str] = field(default_factory=list)
-    outline_docs: list[str] = field(default_factory=list)
     sufficient: bool | None = None
     evidence_tokens: int = 0
     stop_reason: str | None = None
     parse_failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    info: QuestionInfo = field(init=False)
-    question_record: Question = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.info = analyse(self.question)
-        self.question_record = understand(self.question)
-
-    @property
-    def reads_pages(self) -> bool:
-        """Whether the model reads pages for this question, or the evidence-line cascade answers it:
-        "auto" leaves comparisons (most, least) to the cascade's extremes over a table's or a chart's
-        values and gives every other question, counts and arithmetic too, to page reading."""
-        engine = self.reader.engine
-        return engine == "pages" or (engine == "auto" and not self.question_record.direction)
 
     def remember(self, hits: list[Hit]) -> list[str]:
         """Record a hop's hits; return the ids not seen in earlier hops."""

@@ -18,8 +18,8 @@ from llama_index.core.tools import FunctionTool
 from rag import prompts
 from rag.agent.events import HopEnd, HopStart, Paraphrase
 from rag.agent.state import RunState
-from rag.reader.cascade.question import missing_names
 from rag.records import Hit, SearchResult
+from rag.text import content_words
 
 TOOL_MODALITY: dict[str, str] = {
     "TextSearch": "text",
@@ -35,11 +35,13 @@ Search = Callable[[str, str], SearchResult]
 class SearchTools:
     """TextSearch, TableSearch, ImageCaptionSearch and DocumentOutline over one run's state."""
 
-    def __init__(self, state: RunState, search: Search, complete, emit: Callable) -> None:
+    def __init__(self, state: RunState, search: Search, complete, emit: Callable,
+                 outline: Callable[[], str] = lambda: "") -> None:
         self.state = state
         self.search = search
         self.complete = complete  # async (prompt, purpose) -> str, timed and traced by the caller
         self.emit = emit
+        self.outline = outline  # the searched documents' outlines, as text
 
     async def text_search(self, query: str) -> str:
         """Search the paragraphs of the documents: facts, explanations, names, dates and
@@ -58,8 +60,8 @@ class SearchTools:
 
     async def document_outline(self, query: str) -> str:
         """The structure of the documents: page count, headings with their pages, and each page's
-        tables and figures with their captions. For questions about the document itself: how many
-        sections, appendices, tables or figures; what is on a page; the title of a part."""
+        tables and figures with their captions. For questions about the document itself, or to find
+        the page of a part by its heading and then ReadPage it."""
         return await self.hop(query, "outline", "DocumentOutline")
 
     async def read_page(self, page: int) -> str:
@@ -82,16 +84,16 @@ class SearchTools:
         state.hops += 1
         self.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
         if modality == "outline":
-            state.outline_docs.append(query)
+            state.last_new_ids = ["outline"]
             self.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, ["outline"],
                                    time.time()))
-            return observation(state, [], ["outline"])
+            return self.outline()
         start = time.time()
         result = await asyncio.to_thread(self.search, query, modality)
         state.last_route = list(result.route)
         hits, new_ids = result.hits, state.remember(result.hits)
         self.emit(self.hop_end(result, modality, new_ids, start))
-        if hits and _best(hits) < state.settings.low_score and not state.info.structural:  # the outline answers those
+        if _best(hits) <= state.settings.low_score:  # nothing found (or, in the paper's design, too little)
             start = time.time()
             if retried := await self._paraphrase_retry(query, modality, hits):
                 more = state.remember(retried.hits)
@@ -123,12 +125,17 @@ class SearchTools:
 
 def observation(state: RunState, hits: list[Hit], new_ids: list[str]) -> str:
     """What the search step learns from a hop: counts, pages, the best fragment, what is still missing."""
-    gathered = " ".join(h.fragment.text for h in state.seen.values())
-    missing = missing_names(state.info.terms, gathered)
+    missing = missing_words(state)
     best = f'"{hits[0].fragment.text[:160]}" (p. {hits[0].fragment.page})' if hits else "nothing"
     pages = ", ".join(str(p) for p in dict.fromkeys(h.fragment.page for h in hits)) or "none"
     return prompts.OBSERVATION.format(count=len(hits), new=len(new_ids), pages=pages, best=best,
                                       missing=", ".join(missing) or "none")
+
+
+def missing_words(state: RunState) -> list[str]:
+    """The question's words (stemmed) that no fragment found so far holds."""
+    held = set(content_words(" ".join(h.fragment.text for h in state.seen.values())))
+    return [t for t in state.question.terms if t not in held]
 
 
 def _best(hits: list[Hit]) -> float:

@@ -23,6 +23,7 @@ from rag.eval.qa import SOURCE_MODALITY, Question, ingest_referenced, load_quest
 from rag.eval.retrieval import RETRIEVAL_K, modality_hits
 from rag.eval.score import numbers, says_not_answerable, score
 from rag.records import MODALITIES
+from rag.trace import load_trace
 
 SOURCE_NAMES = {"Pure-text (Plain-text)": "text", "Pure-text": "text", "Generalized-text (Layout)": "layout",
                 "Layout": "layout", "Table": "table", "Chart": "chart", "Figure": "figure"}
@@ -115,10 +116,28 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
                      for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
-        "answer_type": result.answer_type, "picked": result.picked, "program": result.program,
-        "skill": result.skill,
+        "answer_type": result.answer_type, "program": result.program, "skill": result.skill,
+        "time": time_parts(load_trace(Path(result.trace))),
     }
     return _score(row)
+
+
+def time_parts(spans: list[dict]) -> dict:
+    """Where one question's seconds and tokens went, from its trace: searching, the model by purpose (a
+    page read, a ReAct step, a paraphrase), the wait for the model, and how many calls of each."""
+    parts: dict[str, float] = defaultdict(float)
+    for span in spans:
+        event = span.get("event", {})
+        if span["kind"] == "hop_end":
+            parts["search_s"] += event.get("retrieval_ms", 0) / 1000
+        elif span["kind"] == "llm":
+            parts[f"model_s.{event.get('purpose')}"] += event.get("llm_ms", 0) / 1000
+            parts[f"calls.{event.get('purpose')}"] += 1
+            parts["prompt_tokens"] += event.get("prompt_tokens", 0)
+            parts["completion_tokens"] += event.get("completion_tokens", 0)
+        elif span["kind"] == "waiting" and not event.get("ahead"):
+            parts["waited_s"] += event.get("waited_s", 0)
+    return {k: round(v, 3) for k, v in parts.items()}
 
 
 SCORE_KEY = {"strict": "correct", "mmlongbench": "score_mmlongbench"}
@@ -206,8 +225,15 @@ def by_kind(rows: list[dict], key: str) -> dict:
     return {kind: {"questions": len(group), "answerable": _rate([r.get(key) for r in group if not r["unanswerable"]]),
                    "unanswerable": _rate([r.get(key) for r in group if r["unanswerable"]]),
                    "overall": _rate([r.get(key) for r in group]),
-                   "p50_s": _percentiles([r["seconds"] for r in group])["p50"]}
+                   "p50_s": _percentiles([r["seconds"] for r in group])["p50"],
+                   "p95_s": _percentiles([r["seconds"] for r in group])["p95"],
+                   "tokens_p50": _percentiles([model_tokens(r) for r in group])["p50"]}
             for kind, group in sorted(kinds.items())}
+
+
+def model_tokens(row: dict) -> int:
+    """The model tokens a question cost, prompt and generated: they do not depend on the machine."""
+    return row["tokens"].get("prompt", 0) + row["tokens"].get("completion", 0)
 
 
 def skills(rows: list[dict], key: str) -> dict:
@@ -249,6 +275,9 @@ def summarize(rows: list[dict]) -> dict:
         "hops_mean": round(statistics.mean(r["hops"] for r in rows), 2) if rows else None,
         "tokens_mean": {k: round(statistics.mean(r["tokens"].get(k, 0) for r in rows)) if rows else None
                         for k in ("prompt", "completion")},
+        "tokens_per_question": _percentiles([model_tokens(r) for r in rows]),
+        "time_parts_mean": {k: round(statistics.mean(r.get("time", {}).get(k, 0) for r in rows), 2)
+                            for k in sorted({k for r in rows for k in r.get("time", {})})},
         "by_kind": by_kind(rows, "score_mmlongbench"),
         "skills": skills(rows, "score_mmlongbench"),
         "errors": sum(bool(r["error"]) for r in rows),

@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -108,29 +109,31 @@ def _finish(parsed: ParsedDocument, to_read: list[int], progress: Progress | Non
 
 def parse_chunks(data: bytes, file: str, settings: IngestSettings, pages: list[int], to_read: list[int],
                  password: str | None = None, progress: Progress | None = None,
-                 give_way: Callable[[], None] | None = None) -> Iterator[tuple[list[int], ParsedDocument]]:
+                 give_way: Callable[[], None] | None = None,
+                 doc_id: str | None = None) -> Iterator[tuple[list[int], ParsedDocument]]:
     """Everything on some pages (tables, charts, figures, OCR of `to_read`), a few pages at a time, each part
     with its pages, in page order. Parsing is single-threaded and there are two cores: a document of 8
     pages or more is parsed in worker processes, which start at once; one chunk per worker goes out at a
-    time, and `give_way()`, called before each, can hold the next one back while a question runs."""
-    job = (data, password, file, settings, to_read)
+    time, and `give_way()`, called before each, can hold the next one back while a question runs. Ids are
+    made of `doc_id` (by default the hash of `data`; an unlocked copy keeps its encrypted file's)."""
+    job = _Job(data, password, file, settings, to_read, doc_id or doc_id_for(data))
     if settings.workers > 1 and len(pages) >= 2 * _CHUNK_PAGES:
         return _in_order(_in_workers(job, pages, settings.workers, progress, give_way), job, pages, progress)
-    return ((pages, _parse_pages(*job, pages, progress)) for _ in range(1))
+    return ((pages, _parse_pages(job, pages, progress)) for _ in range(1))
 
 
-def _in_order(parts: Iterator, job: tuple, pages: list[int], progress: Progress | None) -> Iterator:
+def _in_order(parts: Iterator, job: _Job, pages: list[int], progress: Progress | None) -> Iterator:
     try:
         first = next(parts)
     except BrokenProcessPool:  # e.g. a script without a __main__ guard cannot spawn workers: parse here
         _POOLS.clear()
-        yield pages, _parse_pages(*job, pages, progress)
+        yield pages, _parse_pages(job, pages, progress)
         return
     yield first
     yield from parts
 
 
-def _in_workers(job: tuple, pages: list[int], workers: int, progress: Progress | None,
+def _in_workers(job: _Job, pages: list[int], workers: int, progress: Progress | None,
                 give_way: Callable[[], None] | None) -> Iterator[tuple[list[int], ParsedDocument]]:
     chunks = [pages[i:i + _CHUNK_PAGES] for i in range(0, len(pages), _CHUNK_PAGES)]
     if workers not in _POOLS:
@@ -144,13 +147,13 @@ def _in_workers(job: tuple, pages: list[int], workers: int, progress: Progress |
                 slots.acquire()
                 if give_way:
                     give_way()
-                future = pool.submit(_parse_pages, *job, chunk)
+                future = pool.submit(_parse_pages, job, chunk)
                 future.add_done_callback(lambda f, n=n: (slots.release(), finished.put((n, f))))
         except BaseException as exc:  # a broken pool: the caller hears it
             finished.put((-1, exc))
 
     threading.Thread(target=feed, name="parse-feed", daemon=True).start()
-    return _collect(chunks, finished, job[-1], progress)
+    return _collect(chunks, finished, job.to_read, progress)
 
 
 def _collect(chunks: list[list[int]], finished: queue.Queue, to_read: list[int],
@@ -171,10 +174,21 @@ def _collect(chunks: list[list[int]], finished: queue.Queue, to_read: list[int],
         yield chunk, part
 
 
-def _parse_pages(data: bytes, password: str | None, file: str, settings: IngestSettings, to_read: list[int],
-                 pages: list[int], progress: Progress | None = None) -> ParsedDocument:
+class _Job(NamedTuple):
+    """What every chunk of one document's parse shares (sent to the worker processes)."""
+
+    data: bytes
+    password: str | None
+    file: str
+    settings: IngestSettings
+    to_read: list[int]
+    doc_id: str
+
+
+def _parse_pages(job: _Job, pages: list[int], progress: Progress | None = None) -> ParsedDocument:
     """Some pages of a PDF; runs in a worker process as well as in this one."""
-    part = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=len(pages), fragments=[])
+    data, password, file, settings, to_read, doc_id = job
+    part = ParsedDocument(doc_id=doc_id, file=file, pages=len(pages), fragments=[])
     with open_pdf(data, settings.max_file_mb, password) as doc:
         for page_no in pages:
             if progress and page_no in to_read:

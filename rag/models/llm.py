@@ -10,7 +10,7 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -159,11 +159,23 @@ class LocalLlamaCpp(CustomLLM):
 
         return generate()
 
-    def json_chat(self, messages: Sequence[ChatMessage], schema: dict, max_tokens: int) -> dict:
-        """A reply that is JSON fitting the schema, enforced by a llama.cpp grammar."""
+    def json_chat(self, messages: Sequence[ChatMessage], schema: dict, max_tokens: int,
+                  on_text: Callable[[str], None] | None = None) -> dict:
+        """A reply that is JSON fitting the schema, enforced by a llama.cpp grammar; `on_text` hears it grow."""
         args = self._args(messages, {"max_tokens": max_tokens, "stop": []})
         args["response_format"] = {"type": "json_object", "schema": schema}
-        return self._complete(args)
+        if on_text is None:
+            return self._complete(args)
+        text, generated = "", 0
+        with self._queue.turn(self._control):
+            chunks = self._llm.create_chat_completion(**args, stream=True)
+            while (chunk := self._decoder.submit(next, chunks, None).result()) is not None:
+                if delta := chunk["choices"][0]["delta"].get("content") or "":
+                    text, generated = text + delta, generated + 1
+                    on_text(text)
+            prompt = self._llm.n_tokens - generated  # a stream reports no usage: the context holds both
+        return {"choices": [{"message": {"content": text}}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": generated}}
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode(), add_bos=False))

@@ -52,11 +52,13 @@ def schema_of(model: type[BaseModel]) -> dict:
     return schema
 
 
-async def ask_json(llm, messages: list[ChatMessage], model: type[T], max_tokens: int = 200) -> StructuredReply:
-    """One constrained call; a reply that does not validate comes back with its error, not raised."""
+async def ask_json(llm, messages: list[ChatMessage], model: type[T], max_tokens: int = 200,
+                   on_text: Callable[[str], None] | None = None) -> StructuredReply:
+    """One constrained call; a reply that does not validate comes back with its error, not raised.
+    `on_text` hears the embedded model's reply as it grows."""
     schema = schema_of(model)
     if hasattr(llm, "json_chat"):
-        raw = await asyncio.to_thread(llm.json_chat, messages, schema, max_tokens)
+        raw = await asyncio.to_thread(llm.json_chat, messages, schema, max_tokens, on_text)
         text, constraint = raw["choices"][0]["message"]["content"] or "", "grammar"
     else:
         raw, text, constraint = await _remote_json(llm, messages, schema, max_tokens)

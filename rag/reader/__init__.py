@@ -1,7 +1,8 @@
-"""The reader: the model reads the best pages one at a time and says what it found; code checks it.
+"""The reader: the model reads the best lines of the best pages, one page a call, and says what it found;
+code checks it, converts its units and computes where that is asked.
 
-    understand(question) → a document skill (the outline counts) or, page by page, a page skill
-    (ReadPage, or Compute where arithmetic is asked) → Solution → the sentence and the short answer
+    understand(question) → a document skill (the outline's counts) or, page by page, the page skills that
+    apply (rag/reader/skills) over the page's best lines → Solution → the sentence and the short answer
 
 "Not in the documents" means that no page read held an answer, never that a word of the question is
 missing from the documents.
@@ -11,43 +12,57 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import Protocol
 
 from rag.reader.answer import PageReading, Solution, not_found
-from rag.reader.pages import PageRef, window
+from rag.reader.pages import PageRef, Similarity, best_lines
 from rag.reader.question import Question, understand
-from rag.reader.skills import Call, Read, page_skill
+from rag.reader.skills import Call, PageView, Read, page_skills
+from rag.records import Table
 from rag.settings import ReaderSettings
 
 __all__ = ["PageReader", "PageRef", "Question", "Solution", "understand"]
 
 
+class Pages(Protocol):
+    """Where the reader takes a page's text and tables from when it reads it."""
+
+    def text(self, page: PageRef) -> str: ...
+
+    def tables(self, page: PageRef) -> list[Table]: ...
+
+
 class PageReader:
     """Reads one question's pages, one per call of `read`, and remembers which it read."""
 
-    def __init__(self, question: Question, settings: ReaderSettings, page_text: Callable[[PageRef], str],
+    def __init__(self, question: Question, settings: ReaderSettings, pages: Pages, similarity: Similarity | None,
                  count_tokens: Callable[[str], int], call: Call, emit: Callable[[PageReading], None]) -> None:
-        self.question, self.settings = question, settings
-        self.page_text, self.count_tokens = page_text, count_tokens
+        self.question, self.settings, self.pages = question, settings, pages
+        self.similarity, self.count_tokens = similarity, count_tokens
         self.call, self.emit = call, emit
-        self.skill = page_skill(question, set(settings.skills))
+        self.skills = page_skills(question, set(settings.skills))
         self.read_pages: list[PageRef] = []
 
     @property
     def read_keys(self) -> set[tuple[str, int]]:
         return {p.key for p in self.read_pages}
 
-    async def read(self, page: PageRef, focus: str) -> Read:
-        """The page skill on one page (a window of it when it is long), reported to `emit`."""
-        text = window(self.page_text(page), f"{self.question.text}\n{focus}", self.count_tokens,
-                      self.settings.page_tokens)
-        start = time.time()
-        got = await self.skill.solve(self.question, page, text, self.call) if text.strip() else \
-            Read(reason="the page has no text")
+    async def read(self, page: PageRef) -> Read:
+        """The page's best lines read by the skills that apply, in turn, reported to `emit`."""
+        q, whole = self.question, self.pages.text(page)
+        text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
+        view = PageView(ref=page, text=text, whole=whole, tables=self.pages.tables(page))
+        start, got, skill = time.time(), Read(reason="the page has no text"), self.skills[-1]
+        for skill in self.skills if text.strip() else []:
+            got = await skill.solve(q, view, partial(self.call, page=page.page))
+            if not got.defer:
+                break
         self.read_pages.append(page)
-        answer = got.solution.sentence() if got.solution else ""
-        self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=self.skill.name,
-                              found=got.solution is not None, answer=answer, reason=got.reason, said=got.said,
-                              tokens=self.count_tokens(text), t_start=start, t_end=time.time()))
+        self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=skill.name,
+                              found=got.solution is not None, answer=got.solution.sentence() if got.solution else "",
+                              reason=got.reason, said=got.said, tokens=self.count_tokens(text), t_start=start,
+                              t_end=time.time()))
         return got
 
     def nothing_found(self, reason: str = "") -> tuple[str, str]:

@@ -1,19 +1,27 @@
-"""What a skill found, and the two forms of it: the sentence a person reads and the short answer scored."""
+"""What a skill found, and its two forms: the sentence a person reads and the short answer scored.
+
+A value is given as printed, with the unit and the scale its page states ("$5,466,312 thousand [p. 45]");
+where the question asks for another scale, code converts it and shows both ("$5,466.3 million ($5,466,312
+thousand) [p. 45]"). The short answer is the shortest span that answers: a bare number, a list, Yes/No.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from rag.reader.pages import PageRef
-from rag.text import numbers, plain_number
+from rag.reader.question import Question
+from rag.text import NUMBER, numbers, page_scale, plain_number, unit_after
 
 NOT_ANSWERABLE = "Not answerable"
 NOT_IN_DOCUMENTS = "Not in the documents"
 PICTURES_UNREAD = ("the pages' pictures cannot be read here: the reader sees a page's words, table rows and chart "
                    "values, not what its photos show")
+SCALES = {"": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 class PageReading(BaseModel):
@@ -33,11 +41,12 @@ class PageReading(BaseModel):
 
 
 class Solution(BaseModel):
-    """A skill's answer: its value as read (with its unit), where it stands, and how it was reached."""
+    """A skill's answer: its value as shown (with its unit), the short form, where it stands, how it came."""
 
     skill: str
     asked: str = "text"
     value: str = ""
+    short_value: str = ""
     items: list[str] = Field(default_factory=list)
     line: str = ""
     program: str | None = None
@@ -55,9 +64,45 @@ class Solution(BaseModel):
         """The benchmark's extracted answer: a bare number, a list, Yes/No, or the answer's words."""
         if self.asked == "list":
             return json.dumps(self.items, ensure_ascii=False)
+        if self.short_value:
+            return self.short_value
         if self.asked == "number" and len(found := numbers(self.value)) == 1:  # a date or a range stays whole
             return plain_number(found[0])
         return self.value.strip()
+
+
+def valued(printed: str, page: str, question: Question) -> tuple[str, str]:
+    """A value as shown and as scored: the number as printed with the unit after it on the page, or the
+    currency and scale the page states for its figures; converted by code to the scale asked."""
+    match = NUMBER.search(printed)
+    if not match:
+        return printed, ""
+    number, rest = match.group().strip(), printed[match.end():].strip()
+    currency, page_scale_ = page_scale(page)
+    currency = currency or ("$" if re.search(rf"\$\s?{re.escape(number.lstrip('$'))}(?![\d,])", page) else "")
+    scale = next((s for s in SCALES if s and rest.lower().startswith(s)), "")
+    if not rest and (unit := unit_after(page, number)):
+        shown = f"{printed}{unit}" if unit == "%" else f"{printed} {unit}"
+        scale = unit if unit in SCALES else ""
+    elif not rest and page_scale_:
+        scale = page_scale_
+        shown = f"{currency}{printed} {scale}" if "$" not in printed else f"{printed} {scale}"
+    else:
+        shown = printed
+    value = numbers(number)[0]
+    if question.scale and (scale or currency or "$" in printed) and scale != question.scale:
+        converted = value * SCALES[scale] / SCALES[question.scale]
+        money = currency or ("$" if "$" in printed else "")
+        return f"{money}{_grouped(converted, question.decimals)} {question.scale} ({shown})", \
+            plain_number(round(converted, question.decimals if question.decimals is not None else 2))
+    if question.decimals is not None:
+        return shown, f"{value:.{question.decimals}f}"
+    return shown, plain_number(value)
+
+
+def _grouped(value: float, decimals: int | None) -> str:
+    places = decimals if decimals is not None else (0 if value == int(value) else 1 if abs(value) >= 100 else 2)
+    return f"{value:,.{places}f}"
 
 
 def not_found(pages: list[PageRef], reason: str = "") -> tuple[str, str]:

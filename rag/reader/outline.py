@@ -18,6 +18,8 @@ from pathlib import Path
 import pymupdf
 from pydantic import BaseModel, Field
 
+from rag.reader.question import Question
+
 _NUMBERED_HEADING = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.|appendix\s+\w+|chapter\s+\w+|part\s+\w+)\s+\S", re.I)
 _BOLD = re.compile(r"bold|medi|black|heavy|semibd|demi", re.I)
 _lock = threading.Lock()
@@ -62,25 +64,22 @@ class Outline(BaseModel):
         return "\n".join(line for _, line in self.lines()[:max_lines])
 
 
-_COUNTED = re.compile(r"\bhow many (pages?|slides?|appendi(?:x|ces)|figures?|charts?|images?|pictures?|diagrams?|tables?)"
-                      r"\b(?:.*?\b(?:on|in|from) (?:pages?|slides?) (\d+)(?:\s*(?:-|–|to|and)\s*(\d+))?)?", re.I)
 _APPENDIX = re.compile(r"^appendix\s+([A-Z0-9]+)\b", re.I)
 
 
-def counting_program(question: str, doc: Outline) -> str | None:
+def counting_program(question: Question, doc: Outline) -> str | None:
     """For "how many appendices / figures on pages 30-35 / pages …" questions: a program that counts them
     in the outline (a list literal and len), so the count is code's, shown like any computation."""
-    match = _COUNTED.search(question)
-    if not match:
+    what = question.structural
+    if what is None:
         return None
-    what, first, last = match.group(1).lower(), match.group(2), match.group(3) or match.group(2)
-    if what.startswith(("page", "slide")):
+    if what in ("page", "slide"):
         return f"pages = {doc.pages}\nans = pages"
-    if what.startswith("appendi"):
+    if what == "appendix":
         letters = list(dict.fromkeys(m.group(1).upper() for h in doc.headings if (m := _APPENDIX.match(h.title))))
         return f"appendices = {letters!r}\nans = len(appendices)" if letters else None
-    pages = range(int(first), int(last) + 1) if first else range(1, doc.pages + 1)
-    kind = "tables" if what.startswith("table") else "figures"
+    pages = [p for p in question.pages if p > 0] or range(1, doc.pages + 1)
+    kind = "tables" if what == "table" else "figures"
     found = [name for c in doc.contents if c.page in pages for name in getattr(c, kind)]
     return f"{kind} = {found!r}\nans = len({kind})"
 

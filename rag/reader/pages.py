@@ -1,18 +1,27 @@
-"""Which pages the model reads, in which order, and how much of each.
+"""Which pages the model reads, in which order, and which of their lines.
 
-Pages the question names come first, then the pages of the fragments the search found, best first.
-A page longer than the budget is read as a window: the lines around those that hold the most of the
-question and of the fragments found there, so a long 10-K page costs what a slide does.
+Pages the question names come first, then the pages of the fragments the search found, best first. A
+page longer than the budget is read as its best lines: each line is ranked against the question by its
+words (rare ones on the page count most) and by the embedder's similarity, fused by rank; the best are
+kept within the budget, each with the line above it (a row's heading, a value's label) and the page's
+first lines (its title, the scale its figures are in), in page order.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from rag.text import content_words
 from rag.records import Hit
+from rag.text import content_words
+
+# (question, lines) → each line's similarity to the question (the embedder's cosine)
+Similarity = Callable[[str, list[str]], list[float]]
+HEAD_LINES = 2
+GAP = "…"
 
 
 class PageRef(BaseModel):
@@ -38,25 +47,40 @@ def candidates(named: list[PageRef], hits: list[Hit], read: set[tuple[str, int]]
     return list(out.values())
 
 
-def window(text: str, focus: str, count_tokens: Callable[[str], int], budget: int) -> str:
-    """The page, or the run of its lines within `budget` tokens centred on the line most like `focus`."""
-    if count_tokens(text) <= budget:
+def best_lines(text: str, question: str, terms: list[str], similarity: Similarity | None,
+               count_tokens: Callable[[str], int], budget: int) -> str:
+    """The page whole when it fits the budget (or a half more), else its best lines within the budget."""
+    if count_tokens(text) <= budget * 1.5:
         return text
-    lines = [ln if count_tokens(ln) <= budget else ln[: budget * 3] for ln in text.splitlines() if ln.strip()]
-    wanted = set(content_words(focus))
-    scores = [len(wanted & set(content_words(ln))) for ln in lines]
-    centre = max(range(len(lines)), key=lambda n: (scores[n], -n)) if lines else 0
-    lo = hi = centre
-    used = count_tokens(lines[centre]) if lines else 0
-    while True:
-        grown = False
-        for n in (hi + 1, lo - 1):
-            if 0 <= n < len(lines) and not (lo <= n <= hi):
-                cost = count_tokens(lines[n]) + 1
-                if used + cost <= budget:
-                    used += cost
-                    lo, hi = min(lo, n), max(hi, n)
-                    grown = True
-        if not grown:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    scores = rank_lines(lines, question, terms, similarity)
+    kept: set[int] = set()
+    used = 0
+    for n in [*range(min(HEAD_LINES, len(lines))), *sorted(range(len(lines)), key=lambda i: -scores[i])]:
+        for i in (n, n - 1) if n >= HEAD_LINES else (n,):
+            if i not in kept and i >= 0 and used + (cost := count_tokens(lines[i]) + 1) <= budget:
+                kept.add(i)
+                used += cost
+        if used >= budget * 0.95:
             break
-    return "\n".join(lines[lo : hi + 1])
+    out, last = [], -1
+    for i in sorted(kept):
+        if i > last + 1:
+            out.append(GAP)
+        out.append(lines[i])
+        last = i
+    return "\n".join(out + ([GAP] if last < len(lines) - 1 else []))
+
+
+def rank_lines(lines: list[str], question: str, terms: list[str], similarity: Similarity | None) -> list[float]:
+    """Each line's fused rank: its share of the question's words, weighted by how rare each is on the page,
+    and its similarity to the question."""
+    words = [set(content_words(ln)) for ln in lines]
+    df = Counter(w for ws in words for w in ws)
+    lexical = [sum(math.log(1 + len(lines) / df[t]) for t in terms if t in ws) for ws in words]
+    ranked = [lexical] + ([similarity(question, lines)] if similarity else [])
+    fused = [0.0] * len(lines)
+    for scores in ranked:
+        for rank, i in enumerate(sorted(range(len(lines)), key=lambda i: -scores[i])):
+            fused[i] += 1 / (60 + rank) if scores[i] > 0 else 0.0
+    return fused

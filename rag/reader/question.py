@@ -1,7 +1,9 @@
 """`understand(question)`: what code can tell from a question before any model reads a page.
 
-The one place that reads the raw question. Nothing here looks at a document or a benchmark's answer
-format: the record says what kind of answer is asked, which pages are named, and whether arithmetic is.
+The one place that reads the raw question: every other module reads the `Question` record. Nothing here
+looks at a document or a benchmark's answer format, and no word of one domain decides anything: the
+record says what kind of answer is asked, in which unit, which pages are named, and whether arithmetic,
+a comparison or a count is asked.
 """
 
 from __future__ import annotations
@@ -11,26 +13,48 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rag.reader.cascade.question import analyse
+from rag.records import LAST_PAGE
+from rag.text import content_words
 
 Asked = Literal["number", "text", "list", "yes_no"]
-LAST_PAGE = -1
+Scale = Literal["thousand", "million", "billion"]
 MAX_NAMED_PAGES = 12
 
-_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
 _ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 _NUM = rf"(\d{{1,5}}|{'|'.join(_NUMBERS)})"
-_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|pp\.|slides?)\s*{_NUM}(?:\s*(?:-|–|to|and|&)\s*{_NUM})?\b", re.IGNORECASE)
-_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.IGNORECASE)
+_PAGE_REF = re.compile(rf"\b(?:pages?|p\.|pp\.|slides?)\s*{_NUM}(?:\s*(?:-|–|to|and|&)\s*{_NUM})?\b", re.I)
+_ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_UNIT = re.compile(r"\b(?:in|as(?: a)?)\s+(percentages?|percent|millions?|billions?|thousands?|dollars?|usd|"
-                   r"years?|months?|days?|hours?|minutes?|seconds?|km|kg|mw|kw|gb|mb|%)\b", re.IGNORECASE)
-_MOST = re.compile(r"\b(most|highest|largest|biggest|greatest|maximum|top|best|more)\b", re.IGNORECASE)
-_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|worst|less|fewer)\b", re.IGNORECASE)
-_DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.IGNORECASE)
-_COUNTED = re.compile(r"\bhow many ([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.IGNORECASE)
+_YES_NO = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b|\byes\b.{0,10}\bno\b", re.I)
+_LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format of list|respectively|what are the|"
+                   r"which are the|name (?:all|the)|enumerate)\b", re.I)
+_WHEN = re.compile(r"\b(?:which|what) (?:year|month|date|day)\b", re.I)
+_QUANTITY = re.compile(r"\b(how (?:many|much|long|old|far)|by what|(?:percent(?:age)?|proportion|share|number|amount|"
+                       r"total|sum|average|mean|ratio|rate|value|price|cost|size|count|score|difference|gap)s?|"
+                       r"decimal places?|round(?:ed)?|"
+                       r"in (?:millions|billions|thousands|km|kilometers|miles|kg|pounds|hours|minutes|seconds|days|"
+                       r"years|meters|usd|dollars|mw|kw|gb|mb))\b", re.I)
+_NAMING = re.compile(r"(^|[,;:?]\s*)(?:(?:in|for|of|at|to|from|by) )?(which|who|whom|whose)\b", re.I)
+_WHICH_LATE = re.compile(r"[,;:?.]\s*which\b", re.I)
+_OPEN = re.compile(r"^(?:why|how (?!many|much|long|old|far)|describe|explain|what (?:does|do|did) .{0,60}\b(?:mean|say|suggest|show))\b", re.I)
+_CHOICES = re.compile(r"\?\s*(?P<opts>[^?]+?\bor\b[^?]+)\?\s*$|\bamong (?:the [^:,?]{1,40}: )?"
+                      r"(?P<among>[^:?]+?,[^:?]+?\b(?:and|or)\b[^:?,]+?),\s*(?:which|what|who)\b", re.I)
+_SPLIT_CHOICES = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
+_SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousands|millions|billions)\b", re.I)
+_PERCENT = re.compile(r"\b(?:in|as(?: a)?)\s+(?:percentages?|percent|%)", re.I)
+_COMPUTE = re.compile(r"\b(ratio|gap|difference|differ|change|increase|decrease|growth|grew|grow|in total|total number|"
+                      r"combined|sum|average|mean|times|return on|margin|turnover|per share|decimal places?|"
+                      r"round(?:ed)?|how (?:many|much) more|percentage points?|more than|less than|compared)\b", re.I)
+_MOST = re.compile(r"\b(most|highest|largest|biggest|greatest|maximum|top)\b", re.I)
+_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|worst)\b", re.I)
+_DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.I)
+_COUNTED = re.compile(r"\bhow many ([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
+_STRUCTURE = re.compile(r"\bhow many (pages?|slides?|appendi(?:x|ces)|figures?|charts?|images?|pictures?|diagrams?|"
+                        r"tables?)\b", re.I)
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
-                       r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.IGNORECASE)
+                       r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
 
 
 class Question(BaseModel):
@@ -38,44 +62,82 @@ class Question(BaseModel):
 
     text: str
     asked: Asked = "text"
-    unit: str | None = Field(None, description="the unit the question asks the answer in, when it names one")
+    options: list[str] = Field(default_factory=list, description="the choices it offers, when it offers some")
+    open: bool = Field(False, description="why / how / describe: answered by one sentence")
+    scale: Scale | None = Field(None, description="the scale it asks a value in: 'in USD millions' → million")
+    percent: bool = Field(False, description="it asks for a percentage")
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     arithmetic: bool = False
     direction: Literal["most", "least"] | None = None
     counted: str | None = Field(None, description="what 'how many …' counts")
-    structural: bool = False
+    structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
     pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
+    terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
 
 
 def understand(question: str) -> Question:
-    info = analyse(question)
-    asked = "text" if info.answer_type == "choice" else info.answer_type
-    unit = _UNIT.search(question)
-    most, least = _MOST.search(question), _LEAST.search(question)
-    direction = "most" if most and not least else "least" if least and not most else None
-    counted = _COUNTED.search(question)
+    q = question.strip()
+    asked = asked_type(q)
+    most, least = _MOST.search(q), _LEAST.search(q)
+    counted, structural = _COUNTED.search(q), _STRUCTURE.search(q)
+    scale, decimals = _SCALE.search(q), _DECIMALS.search(q)
     return Question(
-        text=question, asked=asked, unit=unit.group(1).lower() if unit else None, pages=named_pages(question),
-        years=list(dict.fromkeys(_YEAR.findall(question))), arithmetic=info.compute and asked == "number",
-        direction=direction, counted=counted.group(1).lower() if counted else None, structural=info.structural,
-        pictures=bool(_PICTURES.search(question)),
-        decimals=_number(decimals.group(1)) if (decimals := _DECIMALS.search(question)) else None,
+        text=question, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
+        scale=scale.group(1).lower().removesuffix("s") if scale else None, percent=bool(_PERCENT.search(q)),
+        pages=named_pages(q), years=list(dict.fromkeys(_YEAR.findall(q))),
+        arithmetic=bool(_COMPUTE.search(q)) and asked == "number",
+        direction="most" if most and not least else "least" if least and not most else None,
+        counted=counted.group(1).lower() if counted else None,
+        structural=_singular(structural.group(1).lower()) if structural else None,
+        pictures=bool(_PICTURES.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
+        terms=list(dict.fromkeys(content_words(q))),
     )
 
 
-def named_pages(question: str) -> list[int]:
-    """Pages the question names: "page 5", "page two", "pages 30-35", "the last page" (-1)."""
+def asked_type(question: str) -> Asked:
+    """The kind of answer asked, by the question's form: yes/no, a list, a quantity, else words."""
+    if _YES_NO.search(question) and not _CHOICES.search(question):
+        return "yes_no"
+    if _LIST.search(question):
+        return "list"
+    if _WHEN.search(question):
+        return "number"
+    if _NAMING.search(question[:60]) or _WHICH_LATE.search(question):  # a name, even of a percentage's group
+        return "text"
+    return "number" if _QUANTITY.search(question) else "text"
+
+
+def choices(question: str) -> list[str]:
+    """The choices a question offers ("…? X, or Y?", "Among X, Y and Z, which …")."""
+    match = _CHOICES.search(question)
+    if not match:
+        return []
+    found = [o.strip(" .'\"") for o in _SPLIT_CHOICES.split(match.group("opts") or match.group("among")) if o.strip(" .'\"")]
+    if len(found) < 2 or any(len(o.split()) > 8 for o in found):
+        return []
+    last = found[-1].split()
+    if len(last) > 1 and all(len(o.split()) == 1 for o in found[:-1]):  # "operations, investing and financing activities"
+        found = [f"{o} {last[-1]}" for o in found[:-1]] + [found[-1]]
+    return found
+
+
+def named_pages(text: str) -> list[int]:
+    """The one page-reference parser: "page 5", "page two", "pages 30-35", "the last page" (-1)."""
     pages: list[int] = []
-    for first, last in _PAGE_REF.findall(question):
+    for first, last in _PAGE_REF.findall(text):
         a = _number(first)
         b = _number(last) if last else a
         pages += list(range(a, min(b, a + MAX_NAMED_PAGES - 1) + 1)) if b >= a else [a, b]
-    for word in _ORDINAL_REF.findall(question):
+    for word in _ORDINAL_REF.findall(text):
         pages.append(LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower()))
     return list(dict.fromkeys(pages))
 
 
 def _number(text: str) -> int:
     return int(text) if text.isdigit() else _NUMBERS.index(text.lower())
+
+
+def _singular(word: str) -> str:
+    return "appendix" if word.startswith("appendi") else word.removesuffix("s")

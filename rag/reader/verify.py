@@ -6,7 +6,7 @@ from collections import Counter
 
 from rapidfuzz import fuzz
 
-from rag.text import content_words, numbers
+from rag.text import NUMBER, content_words, numbers
 
 LINE_MATCH = 80  # rapidfuzz partial ratio: the quoted line is on the page, up to OCR and spacing slips
 WORDS_ON_PAGE = 0.5  # share of an answer's content words the page must hold
@@ -27,26 +27,26 @@ def values_on_page(answer: str, page: str) -> bool:
     return all(_written(n, held) for n in numbers(answer))
 
 
-def _asked_lines(page: str, question: str) -> tuple[list[tuple[set[float], set[str]]], set[str]]:
+def _asked_lines(page: str, terms: list[str]) -> tuple[list[tuple[set[float], set[str]]], set[str]]:
     """The page's lines (numbers, words) and the question's words that name something on them: words on
     most of the page's lines (a table's header repeated on every row) name no line."""
     lines = [(set(numbers(line)), set(content_words(line))) for line in page.splitlines() if line.strip()]
     seen = Counter(w for _, words in lines for w in words)
-    return lines, {w for w in content_words(question) if seen[w] <= len(lines) / 2}
+    return lines, {w for w in terms if seen[w] <= len(lines) / 2 or len(lines) < 3}
 
 
-def on_a_line_asked_about(answer: str, page: str, question: str) -> bool:
+def on_a_line_asked_about(answer: str, page: str, terms: list[str]) -> bool:
     """The answer's first number stands on a line that names something the question asks about: a value
     taken off another row ("Net earnings 1,419" for a revenue) is not the answer."""
-    lines, asked = _asked_lines(page, question)
+    lines, asked = _asked_lines(page, terms)
     first = numbers(answer)[:1]
     return not asked or not first or any(_written(first[0], held) and asked & words for held, words in lines)
 
 
-def near_a_line_asked_about(answer: str, page: str, question: str) -> bool:
+def near_a_line_asked_about(answer: str, page: str, terms: list[str]) -> bool:
     """The line holding most of the answer's words, or a line next to it (its heading), names something the
     question asks about."""
-    lines, asked = _asked_lines(page, question)
+    lines, asked = _asked_lines(page, terms)
     words = set(content_words(answer))
     if not asked or not words or not lines:
         return True
@@ -62,7 +62,25 @@ def words_on_page(answer: str, page: str) -> bool:
     return sum(w in held for w in words) >= WORDS_ON_PAGE * len(words)
 
 
-def why_not(answer: str, line: str, page: str, asked: str, question: str = "") -> str | None:
+def as_printed(answer: str, page: str) -> str:
+    """The answer with its number as the page prints it, when the model rewrote it in another scale ("59.268
+    million" for the page's "59,268" in millions; "5.466312 million" for its "5,466,312" in thousands):
+    code converts units, so the value goes back to the figure the page holds."""
+    found = NUMBER.search(answer)
+    if not found or values_on_page(answer, page):
+        return answer
+    value = numbers(found.group())[0]
+    for raw in NUMBER.findall(page):
+        printed = numbers(raw)
+        if printed and any(abs(printed[0] - value * factor) <= 1e-6 * abs(printed[0]) for factor in _FACTORS):
+            return raw.strip().lstrip("(").strip()
+    return answer
+
+
+_FACTORS = (1e3, 1e6, 1e9, 1e-3, 1e-6)
+
+
+def why_not(answer: str, line: str, page: str, asked: str, terms: list[str]) -> str | None:
     """Why an answer does not stand on its page, or None when it does."""
     if not answer.strip():
         return "the answer is empty"
@@ -74,8 +92,8 @@ def why_not(answer: str, line: str, page: str, asked: str, question: str = "") -
         return "its words are not on the page"  # an answer with numbers is checked by its numbers
     if asked == "number" and not numbers(answer):
         return "it holds no number"
-    if asked == "number" and not on_a_line_asked_about(answer, page, question):
+    if asked == "number" and not on_a_line_asked_about(answer, page, terms):
         return "its number stands on no line about what is asked"
-    if asked == "text" and not near_a_line_asked_about(answer, page, question):
+    if asked == "text" and not near_a_line_asked_about(answer, page, terms):
         return "its words stand on no line about what is asked"
     return None

@@ -43,7 +43,7 @@ def events_from_trace(spans: list[dict]) -> list[HopEvent]:
     return from_records([s["event"] for s in spans if "event" in s])
 
 
-READER_KINDS = {"evidence", "compute", "verify", "refuse", "read"}
+READER_KINDS = {"compute", "read"}
 
 
 def is_reader_step(event) -> bool:

@@ -1,22 +1,25 @@
 """Skills: one general mechanism each, chosen by what the question asks, not by the order of an if chain.
 
-A page skill reads one page (`solve(question, page, text, call)` → Solution or a reason it is not
-there); a document skill answers from the document's structure before any page is read.
+A page skill reads one page (`solve(question, view, call)` → Solution, or why not, or "not mine": the next
+skill that applies reads it); reading it (`read_page`) applies to every question. The registry below is
+where the reader finds them; `ReaderSettings.skills` names those switched on.
 """
 
 from __future__ import annotations
 
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, PageSkill, Read
+from rag.reader.skills.base import Call, PageSkill, PageView, Read
+from rag.reader.skills.compare import Compare
 from rag.reader.skills.compute import Compute
+from rag.reader.skills.count import Count
 from rag.reader.skills.read_page import ReadPage
 
-__all__ = ["Call", "PageSkill", "Read", "page_skill"]
+__all__ = ["Call", "PageSkill", "PageView", "Read", "page_skills"]
+
+SKILLS: list[PageSkill] = [Compare(), Count(), Compute(), ReadPage()]
 
 
-def page_skill(question: Question, enabled: set[str]) -> PageSkill:
-    """The skill that reads pages for this question: arithmetic when it asks for it, else reading."""
-    for skill in (Compute(), ReadPage()):
-        if skill.name in enabled | {"read_page"} and skill.applies(question):
-            return skill
-    return ReadPage()
+def page_skills(question: Question, enabled: set[str]) -> list[PageSkill]:
+    """The skills that read pages for this question, in turn until one answers: the special ones switched
+    on, then reading."""
+    return [s for s in SKILLS if (s.name in enabled or s.name == "read_page") and s.applies(question)]

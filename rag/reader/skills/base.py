@@ -1,27 +1,42 @@
-"""What every skill shares: how it calls the model, and what reading one page gives."""
+"""What every skill shares: how it calls the model, what it reads of a page, and what reading gives."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from llama_index.core.llms import ChatMessage
-from pydantic import BaseModel
+from llama_index.core.llms import ChatMessage, MessageRole
+from pydantic import BaseModel, Field
 
+from rag import prompts
+from rag.guard import withhold_instructions
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
+from rag.records import Table
 
-# (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured)
+# (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured), for one page
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Awaitable[Any]]
 
 
+class PageView(BaseModel):
+    """A page as a skill reads it: the lines the model reads, the whole page (where code looks for the
+    scale its figures are in), and its tables and charts with their typed cells."""
+
+    ref: PageRef
+    text: str
+    whole: str
+    tables: list[Table] = Field(default_factory=list)
+
+
 class Read(BaseModel):
-    """What one page gave: a solution, or why not (and what the model said, for the trace)."""
+    """What one page gave a skill: a solution, or why not (and what the model said, for the trace). A skill
+    that cannot tell on this page defers it to the next skill."""
 
     solution: Solution | None = None
     said: str = ""
     reason: str = ""
+    defer: bool = False
 
 
 class PageSkill(Protocol):
@@ -29,4 +44,11 @@ class PageSkill(Protocol):
 
     def applies(self, question: Question) -> bool: ...
 
-    async def solve(self, question: Question, page: PageRef, text: str, call: Call) -> Read: ...
+    async def solve(self, question: Question, view: PageView, call: Call) -> Read: ...
+
+
+def page_messages(system: str, question: Question, view: PageView) -> list[ChatMessage]:
+    """The fixed task first (llama.cpp reuses its cached prefix from one call to the next), then the page."""
+    prompt = prompts.PAGE.format(page=view.ref.page, file=view.ref.file, text=withhold_instructions(view.text),
+                                 question=question.text)
+    return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=prompt)]

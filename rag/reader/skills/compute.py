@@ -1,5 +1,5 @@
-"""Arithmetic, where the question asks for it: the model names the page's numbers and writes an
-expression over them; code checks every number stands on the page and computes the result."""
+"""Arithmetic, where the question asks for it: the model copies the page's numbers and writes an expression
+over them; code checks each number stands on the page, computes, and shows the program."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ from pydantic import BaseModel, Field
 
 from rag import prompts
 from rag.reader.answer import Solution
-from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, run_program
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Read
-from rag.reader.skills.read_page import page_messages
-from rag.text import numbers, plain_number
+from rag.reader.skills.base import Call, PageView, Read, page_messages
 from rag.reader.verify import values_on_page
+from rag.text import numbers, plain_number
 
 
 class Value(BaseModel):
@@ -33,31 +31,28 @@ class Compute:
     def applies(self, question: Question) -> bool:
         return question.arithmetic
 
-    async def solve(self, question: Question, page: PageRef, text: str, call: Call) -> Read:
-        reply = await call("compute on page", page_messages(prompts.COMPUTE_SYSTEM, question, page, text),
-                           Computed, 200)
+    async def solve(self, question: Question, view: PageView, call: Call) -> Read:
+        reply = await call("compute on page", page_messages(prompts.COMPUTE_SYSTEM, question, view), Computed, 200)
         if reply.value is None:
             return Read(said=reply.text[:300], reason=f"the reply did not parse ({reply.error})")
         got: Computed = reply.value
-        said = got.model_dump_json()
         if not got.found or not got.values:
-            return Read(said=said, reason="the page does not hold the numbers")
+            return Read(said=reply.text, reason="the page does not hold the numbers")
         names = {}
         for v in got.values:
-            found = numbers(v.number)
-            if not found or not values_on_page(v.number, text):
-                return Read(said=said, reason=f"{v.number!r} is not on the page")
+            if not (found := numbers(v.number)) or not values_on_page(v.number, view.text):
+                return Read(said=reply.text, reason=f"{v.number!r} is not on the page")
             names[v.name.strip()] = found[0]
         program = "\n".join(f"{k} = {plain_number(v)}" for k, v in names.items()) + f"\nans = {got.expression}"
         try:
             result = run_program(program)
         except (ComputeError, ArithmeticError, SyntaxError, TypeError, ValueError) as exc:
-            return Read(said=said, reason=f"the expression failed: {exc}")
+            return Read(said=reply.text, reason=f"the expression failed: {exc}")
         if not isinstance(result, (int, float)):
-            return Read(said=said, reason="the expression gave no number")
+            return Read(said=reply.text, reason="the expression gave no number")
         value = rounded(float(result), question.decimals)
-        return Read(said=said, solution=Solution(skill=self.name, asked="number", value=value, program=program,
-                                                 pages=[page], by="code"))
+        return Read(said=reply.text, solution=Solution(skill=self.name, asked="number", value=value, program=program,
+                                                       pages=[view.ref], by="code"))
 
 
 def rounded(value: float, decimals: int | None) -> str:
