@@ -19,6 +19,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.retrievers.bm25 import BM25Retriever
 
+from rag.text import without_stopwords
+
 
 class _Matching(BaseRetriever):
     """BM25 hits that match the query and belong to the allowed documents: bm25s fills its top-k with
@@ -29,7 +31,9 @@ class _Matching(BaseRetriever):
         self._bm25, self._allowed = bm25, allowed
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [r for r in self._bm25.retrieve(query_bundle) if (r.score or 0) > 0 and r.node.ref_doc_id in self._allowed]
+        # The index was built without stop words, but LlamaIndex tokenizes the query with them.
+        query = QueryBundle(without_stopwords(query_bundle.query_str) or query_bundle.query_str)
+        return [r for r in self._bm25.retrieve(query) if (r.score or 0) > 0 and r.node.ref_doc_id in self._allowed]
 
 
 def fingerprint(keys: list[str]) -> str:

@@ -38,6 +38,19 @@ def content_words(text: str) -> list[str]:
     return [stem(w) for w in words if len(w) > 1 and w not in STOPWORDS and not w[0].isdigit()]
 
 
+# The words that make a sentence a question, not what it asks about.
+QUESTION_WORDS = set("""
+what which who whom whose when where why how is are was were be been being do does did has have had can could
+will would should shall may might must a an the of in on at to for from by with and or as that this these those
+""".split())
+
+
+def without_stopwords(text: str) -> str:
+    """A question's words less those that make it a question ("what", "were", "the"): what a keyword search
+    should match. Question words are rare in documents, so their weight would lift whatever passage holds one."""
+    return " ".join(w for w in re.findall(r"[\w'’$%.,-]+", text) if w.lower().strip("'’.,") not in QUESTION_WORDS)
+
+
 def numbers(text: str) -> list[float]:
     """Every number written in a text, as a float: "$9,912" = 9912, "(12)" = -12 is kept as 12."""
     out = []

@@ -137,3 +137,20 @@ def test_set_takes_any_settings_type_from_text():
         settings.set("agent.max_hops", "two")
     with pytest.raises(ValueError, match="unknown setting"):
         settings.set("reader.no_such_thing", "1")
+
+
+def test_the_preset_follows_the_kind_of_model(monkeypatch):
+    """One settings preset per kind of model: the embedded one reads a page's best lines, a server's model
+    whole pages and more of them; a named preset wins."""
+    from rag.settings import Settings
+
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    embedded = Settings.from_env()
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    server = Settings.from_env()
+    assert (embedded.preset, server.preset) == ("embedded", "server")
+    assert server.reader.page_tokens > 4 * embedded.reader.page_tokens and server.reader.max_pages > embedded.reader.max_pages
+    assert Settings.from_env("paper").preset == "paper" and Settings.from_env().for_trace()["preset"] == "server"
+    with pytest.raises(ValueError, match="unknown preset"):
+        Settings.from_env("fast")

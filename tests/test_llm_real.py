@@ -58,9 +58,7 @@ def test_decoding_runs_below_the_priority_of_the_rest_of_the_app(gguf):
 @pytest.fixture(scope="module")
 def statements(tmp_path_factory, embed_model):
     """The 10-K's consolidated statements (pages 39-42), indexed in a real store."""
-    settings = local_settings(tmp_path_factory.mktemp("bb"))
-    settings.reader.decide_margin = 0  # the model, not code, picks the row: these tests are about the model
-    ws = Workspace(settings, embed_model=embed_model)
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
     report = ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf")
     assert report.status == "ingested" and report.fragments["table"] > 20
     return ws
@@ -139,17 +137,22 @@ def llama_server(gguf, tmp_path_factory):
     proc.wait(timeout=30)
 
 
-def test_openai_compatible_server_path(statements, llama_server, tmp_path, monkeypatch):
+def test_openai_compatible_server_path_with_the_server_preset(statements, llama_server, tmp_path, monkeypatch):
+    """The same GGUF behind llama.cpp's server: the environment picks the server preset, whose reader reads
+    whole pages (and more of them), and every reply is still held to the schema."""
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
     monkeypatch.setenv("OPENAI_MODEL", "qwen-local")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-that-must-not-leak-1234")
     settings = local_settings(statements.settings.data_dir)
-    assert provider(settings) == "openai-compatible"
-    llm = make_llm(settings)
+    assert provider(settings) == "openai-compatible" and settings.preset == "server"
     from rag.agent.run import ask
 
-    result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
+    result = ask(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "46298", result.answer
+    start = load_trace(result.trace)[0]["event"]["settings"]
+    assert start["preset"] == "server" and start["reader"]["page_tokens"] >= 2000, "whole pages"
+    reads = [s["event"] for s in load_trace(result.trace) if s["kind"] == "read"]
+    assert reads and all(r["tokens"] > 250 for r in reads), "a statement page read whole, not its best lines"
     assert result.tokens["prompt"] > 100, "the server reports token usage"
     trace = Path(result.trace).read_text()
     assert os.environ["OPENAI_API_KEY"] not in trace

@@ -16,7 +16,7 @@ FLOORS = [  # lowest first; a module may import its own floor or any below
      "rag.trace", "rag.prompts", "rag.guard", "rag.models", "rag.embed", "rag.text", "rag.priority"),
     ("rag.ingest",),
     ("rag.store", "rag.sparse", "rag.stages"),
-    ("rag.retrieve", "rag.context"),
+    ("rag.retrieve", "rag.outline"),
     ("rag.reader",),
     ("rag.agent",),
     ("rag.workspace",),

@@ -37,7 +37,8 @@ from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
 from rag.reader import PageRef, Question, Solution, understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
-from rag.reader.outline import counting_program, outline
+from rag.outline import outline
+from rag.reader.counts import counting_program
 from rag.reader.program import ComputeError, run_program
 from rag.records import LAST_PAGE, SearchResult, Table
 from rag.trace import TraceWriter, redact

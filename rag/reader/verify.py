@@ -80,10 +80,12 @@ def as_printed(answer: str, page: str) -> str:
 _FACTORS = (1e3, 1e6, 1e9, 1e-3, 1e-6)
 
 
-def why_not(answer: str, line: str, page: str, asked: str, terms: list[str]) -> str | None:
+def why_not(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = ()) -> str | None:
     """Why an answer does not stand on its page, or None when it does."""
     if not answer.strip():
         return "the answer is empty"
+    if missing := [y for y in years if y not in page]:  # a page of another year does not answer for this one
+        return f"the page does not mention {', '.join(missing)}"
     if asked == "yes_no":
         return None if on_page(line, page) else "the line that decides it is not on the page"
     if not values_on_page(answer, page):

@@ -1,10 +1,12 @@
 """The extreme of a comparison ("which group is highest", "the lowest share"), taken by code over the typed
 cells of a table or a chart on the page: the column the question names, the row whose value is largest or
-smallest. No model call; the program is shown. A page without a table the question fits is deferred."""
+smallest. No model call; the program run is the one shown. A page without a table the question fits is
+left to the next skill."""
 
 from __future__ import annotations
 
 from rag.reader.answer import Solution
+from rag.reader.program import run_program
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageView, Read
 from rag.records import Table
@@ -26,19 +28,17 @@ class Compare:
         column = _column(table, question)
         if column is None:
             return Read(defer=True, reason="no column of numbers the question names")
-        rows = [(row[0], value) for row in table.rows
+        rows = [(value, row[0]) for row in table.rows
                 if column < len(row) and (value := _number(row[column])) is not None and row[0].strip()]
-        if len(rows) < 2:
-            return Read(defer=True, reason="fewer than two rows to compare")
-        pick = max if question.direction == "most" else min
-        label, value = pick(rows, key=lambda row: row[1])
-        if sum(v == value for _, v in rows) > 1:
-            return Read(defer=True, reason="two rows tie")
-        program = (f"column = {table.header[column]!r}\nvalues = {dict(rows)!r}\n"
-                   f"ans = {pick.__name__}(values, key=values.get)")
-        answer = plain_number(value) if question.asked == "number" else label
-        return Read(solution=Solution(skill=self.name, asked=question.asked, value=answer, line=f"{label}: {plain_number(value)}",
-                                      program=program, pages=[view.ref], by="code"))
+        extreme = (max if question.direction == "most" else min)(rows, default=(None, ""))
+        if len(rows) < 2 or sum(v == extreme[0] for v, _ in rows) > 1:
+            return Read(defer=True, reason="fewer than two rows to compare, or two that tie")
+        pick, part = ("max" if question.direction == "most" else "min"), 0 if question.asked == "number" else 1
+        program = f"# {table.header[column]}\nrows = {rows!r}\nans = {pick}(rows)[{part}]"
+        answer = run_program(program)
+        return Read(solution=Solution(skill=self.name, asked=question.asked, program=program, pages=[view.ref],
+                                      value=plain_number(answer) if part == 0 else answer, by="code",
+                                      line=f"{extreme[1]}: {plain_number(extreme[0])}"))
 
 
 def _words(text: str) -> set[str]:
@@ -54,8 +54,8 @@ def _fit(table: Table, question: Question) -> int:
 
 def _column(table: Table, question: Question) -> int | None:
     """The numeric column the question names (its words, its year), or the only one."""
-    numeric = [c for c in range(1, len(table.header)) if sum(_number(row[c]) is not None for row in table.rows
-                                                             if c < len(row)) >= 2]
+    numeric = [c for c in range(1, len(table.header))
+               if sum(c < len(row) and _number(row[c]) is not None for row in table.rows) >= 2]
     if len(numeric) == 1:
         return numeric[0]
     scored = sorted(((len(_words(table.header[c]) & set(question.terms)) + 2 * sum(y in table.header[c] for y in question.years), c)

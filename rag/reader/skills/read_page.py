@@ -11,14 +11,16 @@ from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageView, Read, page_messages
-from rag.reader.verify import as_printed, why_not
+from rag.reader.verify import as_printed, values_on_page, why_not
 from rag.text import NUMBER
 
 LINE_CHARS = 200
 TEXT_CHARS = {False: 80, True: 200}  # a span, or the one sentence an open question gets
-NUMBER_CHARS = 30  # a value and its unit; a run of digits past it is a runaway, not a reading
+NUMBER_CHARS = 24  # a value and its unit; a run of digits past it is a runaway, not a reading
 MAX_ITEMS = 12
-REPLY_TOKENS = {"number": 24, "yes_no": 70, "list": 120, "text": 60}
+# Room for the JSON around the longest answer the schema allows (a digit is a token): a reply cut short
+# does not parse.
+REPLY_TOKENS = {"number": 16 + NUMBER_CHARS, "yes_no": 70, "list": 160, "text": 16 + TEXT_CHARS[False] // 2}
 
 
 def reply_model(question: Question) -> type[BaseModel]:
@@ -59,8 +61,11 @@ class ReadPage:
                 return Read(said=said, reason="none of its items is on the page")
             return Read(said=said, solution=Solution(skill=self.name, asked=asked, items=items, pages=[view.ref]))
         value = as_printed(str(found.answer).strip(), text)
-        if reason := why_not(value, getattr(found, "line", ""), text, asked, question.terms):
-            return Read(said=said, reason=reason)
+        # checked against the whole page: the lines read were chosen for the question's words, so on them
+        # every line looks like one about what is asked
+        reason = why_not(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years)
+        if reason or not values_on_page(value, text):
+            return Read(said=said, reason=reason or "its numbers are not in the lines read")
         shown, short = valued(value, view.whole, question) if asked in ("number", "text") and _a_value(value) else (value, "")
         return Read(said=said, solution=Solution(skill=self.name, asked=asked, value=shown, short_value=short,
                                                  line=value, pages=[view.ref]))

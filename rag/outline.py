@@ -1,9 +1,10 @@
 """A document's structure: its pages, its outline, and per page its tables and figures.
 
 Questions ask about the document itself ("how many appendices", "the title of the diagram on page 9",
-"what is on page 5"): no passage answers those, the structure does. The outline is the PDF's own table
-of contents when it has one, else headings found by font size and weight. Built once per document
-from the stored PDF and the store's tables and figures, and kept in memory.
+"what is on page 5"): no passage answers those, the structure does (the reader's counts, and the agent's
+DocumentOutline tool). The outline is the PDF's own table of contents when it has one, else headings
+found by font size and weight. Built once per document from the stored PDF and the store's tables and
+figures, and kept in memory.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from pathlib import Path
 
 import pymupdf
 from pydantic import BaseModel, Field
-
-from rag.reader.question import Question
 
 _NUMBERED_HEADING = re.compile(r"^(\d+(\.\d+)*\.?|[A-Z]\.|appendix\s+\w+|chapter\s+\w+|part\s+\w+)\s+\S", re.I)
 _BOLD = re.compile(r"bold|medi|black|heavy|semibd|demi", re.I)
@@ -62,26 +61,6 @@ class Outline(BaseModel):
 
     def text(self, max_lines: int = 80) -> str:
         return "\n".join(line for _, line in self.lines()[:max_lines])
-
-
-_APPENDIX = re.compile(r"^appendix\s+([A-Z0-9]+)\b", re.I)
-
-
-def counting_program(question: Question, doc: Outline) -> str | None:
-    """For "how many appendices / figures on pages 30-35 / pages …" questions: a program that counts them
-    in the outline (a list literal and len), so the count is code's, shown like any computation."""
-    what = question.structural
-    if what is None:
-        return None
-    if what in ("page", "slide"):
-        return f"pages = {doc.pages}\nans = pages"
-    if what == "appendix":
-        letters = list(dict.fromkeys(m.group(1).upper() for h in doc.headings if (m := _APPENDIX.match(h.title))))
-        return f"appendices = {letters!r}\nans = len(appendices)" if letters else None
-    pages = [p for p in question.pages if p > 0] or range(1, doc.pages + 1)
-    kind = "tables" if what == "table" else "figures"
-    found = [name for c in doc.contents if c.page in pages for name in getattr(c, kind)]
-    return f"{kind} = {found!r}\nans = len({kind})"
 
 
 def outline(store, doc_id: str) -> Outline:
