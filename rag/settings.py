@@ -94,11 +94,11 @@ class ReaderSettings(BaseModel):
     skills: list[str] = Field(default_factory=lambda: ["outline"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain).
-    max_pages: int = 2
+    max_pages: int = 1  # the embedded model's second page rarely answers and often answers wrongly
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
     # (rag/reader/pages.py). Every token is read on the CPU; a server model reads whole pages.
-    page_tokens: int = 250
+    page_tokens: int = 200
 
 
 class LLMSettings(BaseModel):
@@ -195,8 +195,8 @@ class Settings(BaseModel):
 
 
 PRESETS: dict[str, Settings] = {
-    # The embedded 1.5B model on two cores: one page's best lines a call, two pages, no ReAct step
-    # before they run out. Measured in docs/results.md.
+    # The embedded 1.5B model on two cores: the best page's best lines, one call. Measured in
+    # docs/results.md.
     "embedded": Settings(preset="embedded"),
     # A model behind a server (OPENAI_BASE_URL, OPENAI_API_KEY): whole pages, more of them, and the
     # ReAct step searches again when two pages fail.

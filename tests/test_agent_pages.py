@@ -76,7 +76,7 @@ def test_a_page_without_the_answer_leads_to_the_next_page(run):
 
 def test_an_answer_not_on_the_page_is_not_an_answer(run):
     invented = page(True, "Latinos expect a quarterly dividend of 4.7 billion", "no such line")
-    result, events, _ = run([invented] * 2, max_hops=1)
+    result, events, _ = run([invented] * 2, max_hops=1, reader_settings={"max_pages": 2})
     assert all(not r.found for r in reads(events)) and len(reads(events)) == 2, "reader.max_pages"
     assert result.short_answer == "Not answerable" and result.answer.startswith("Not in the documents")
     assert result.skill == "none"

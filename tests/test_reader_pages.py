@@ -11,6 +11,7 @@ import pytest
 from conftest import BESTBUY, EVAL, PDFS, pages_of
 
 from rag.ingest import parse_pdf
+from rag.ingest.pdf import page_rows
 from rag.models.structured import schema_of
 from rag.reader.answer import Solution, not_found, valued
 from rag.reader.pages import PageRef, best_lines, candidates
@@ -18,7 +19,7 @@ from rag.reader.question import understand
 from rag.reader.skills import page_skills
 from rag.reader.skills.compute import rounded
 from rag.reader.skills.read_page import NUMBER_CHARS, reply_model
-from rag.reader.verify import as_printed, on_page, values_on_page, why_not
+from rag.reader.verify import as_printed, in_asked_column, on_page, values_on_page, why_not
 from rag.records import Fragment, Hit
 from rag.settings import IngestSettings
 from rag.text import cell_number, numbers, plain_number, stem
@@ -31,6 +32,12 @@ COSTCO = WIDE / "COSTCO_2021_10K.pdf"
 def page_text(path, page: int) -> str:
     with pymupdf.open(path) as doc:
         return doc[page - 1].get_text()
+
+
+def text_layer(path, page: int) -> str:
+    """A page as the searchable stage stores it: a statement's rows on their own lines."""
+    with pymupdf.open(path) as doc:
+        return "\n".join(text for _, text in page_rows(doc[page - 1]))
 
 
 def test_the_question_chooses_the_skills_reading_comes_last():
@@ -167,6 +174,26 @@ def test_a_number_the_model_rewrote_in_another_scale_goes_back_to_the_one_printe
     assert as_printed("59.268 million", "(In millions)\nTotal assets 59,268") == "59,268"
     assert as_printed("5,466,312", thousands) == "5,466,312"
     assert as_printed("7 million", thousands) == "7 million", "no figure of the page in another scale"
+
+
+def test_a_figure_copied_from_another_years_column_is_taken_from_the_asked_one():
+    earnings = text_layer(PDFS / BESTBUY, 40)  # "Fiscal Years Ended January 28, 2023 January 29, 2022 January 30, 2021"
+    assert in_asked_column("10,573", earnings, ["2023"]) == "9,912"
+    assert in_asked_column("$9,912 million", earnings, ["2022"]) == "$11,640 million"
+    assert in_asked_column("(34)", earnings, ["2023"]) == "147" and in_asked_column("147", earnings, ["2022"]) == "(34)"
+    assert in_asked_column("10,573", earnings, []) == "10,573", "no year asked: the figure as copied"
+    balance = text_layer(COSTCO, 38)
+    assert understand("What is the FY2021 total assets in USD millions?").years == ["2021"]
+    assert in_asked_column("55,556", balance, ["2021"]) == "59,268", "the 2020 column's total, asked for 2021"
+    assert in_asked_column("59,268", balance, ["2019"]) == "59,268", "a year no column names"
+    stored = "Fiscal Years Ended: Gross profit | January 28, 2023: 9,912 | January 29, 2022: 11,640"  # a table's row
+    assert in_asked_column("11,640", stored, ["2023"]) == "9,912"
+
+
+def test_a_date_is_shown_and_scored_whole():
+    asked = understand("On what date was the sample Recruiter certification issued?")
+    assert valued("09/20/2014", "Issued 09/20/2014", asked) == ("09/20/2014", "")
+    assert Solution(skill="read_page", asked="number", value="09/20/2014").short() == "09/20/2014"
 
 
 def test_the_answer_a_person_reads_and_the_short_one_scored():

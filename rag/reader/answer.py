@@ -75,7 +75,7 @@ def valued(printed: str, page: str, question: Question) -> tuple[str, str]:
     """A value as shown and as scored: the number as printed with the unit after it on the page, or the
     currency and scale the page states for its figures; converted by code to the scale asked."""
     match = NUMBER.search(printed)
-    if not match:
+    if not match or len(numbers(printed)) > 1:  # a date or a range stays whole
         return printed, ""
     number, rest = match.group().strip(), printed[match.end():].strip()
     currency, page_scale_ = page_scale(page)

@@ -26,7 +26,7 @@ _ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "
 _NUM = rf"(\d{{1,5}}|{'|'.join(_NUMBERS)})"
 _PAGE_REF = re.compile(rf"\b(?:pages?|p\.|pp\.|slides?)\s*{_NUM}(?:\s*(?:-|–|to|and|&)\s*{_NUM})?\b", re.I)
 _ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.I)
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # "FY2021" names 2021
 _YES_NO = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b|\byes\b.{0,10}\bno\b", re.I)
 _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format of list|respectively|what are the|"
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)

@@ -11,7 +11,7 @@ from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageView, Read, page_messages
-from rag.reader.verify import as_printed, values_on_page, why_not
+from rag.reader.verify import as_printed, in_asked_column, values_on_page, why_not
 from rag.text import NUMBER
 
 LINE_CHARS = 200
@@ -60,7 +60,7 @@ class ReadPage:
             if not items:
                 return Read(said=said, reason="none of its items is on the page")
             return Read(said=said, solution=Solution(skill=self.name, asked=asked, items=items, pages=[view.ref]))
-        value = as_printed(str(found.answer).strip(), text)
+        value = in_asked_column(as_printed(str(found.answer).strip(), text), view.whole, question.years)
         # checked against the whole page: the lines read were chosen for the question's words, so on them
         # every line looks like one about what is asked
         reason = why_not(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years)
