@@ -98,7 +98,7 @@ class ReaderSettings(BaseModel):
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
     # (rag/reader/pages.py). Every token is read on the CPU; a server model reads whole pages.
-    page_tokens: int = 200
+    page_tokens: int = 500
 
 
 class LLMSettings(BaseModel):
@@ -133,7 +133,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
     def set(self, path: str, value: str) -> None:
-        """One setting by its dotted name ("reader.verify", "agent.max_hops"), from text, validated; a
+        """One setting by its dotted name ("reader.max_pages", "agent.max_hops"), from text, validated; a
         list is written as JSON ("reader.skills=[]")."""
         from pydantic import TypeAdapter, ValidationError
 

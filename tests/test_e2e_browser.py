@@ -166,18 +166,6 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_page\): the answer: 1,500"))
            ).to_be_visible()
 
-    # Which group gained most: compared by code over the chart's recovered values, the program shown.
-    page.locator('[data-testid="stChatInputTextArea"]').fill(
-        "Which Latino group gained most in rating its personal finances from 2008 to 2015?")
-    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
-    compared = messages.nth(7)
-    expect(compared.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
-    expect(compared.get_by_role("button", name="Stop")).to_have_count(0)
-    compared.locator('[data-testid="stExpander"]').first.locator("summary").click()
-    expect(compared.locator('[data-testid="stCode"]').first).to_contain_text("(df['2015'] - df['2008']).dropna().idxmax()")
-    expect(compared.get_by_text("→ Ages 18-29")).to_be_visible()
-    shot(page, "05c-comparison")
-
     # The run's trace: its row and its timeline.
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Traces", exact=True).click()
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()

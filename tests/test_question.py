@@ -55,8 +55,21 @@ def test_choices_the_question_offers_become_its_answers():
         == ["operations activities", "investing activities", "financing activities"]
 
 
+def test_the_model_reads_the_question_without_what_code_carries_out():
+    lookup = understand("What is the FY2023 total current liabilities for Best Buy? Answer in USD millions. "
+                        "Base your judgments on the balance sheet.")
+    assert lookup.task == ("What is the FY2023 total current liabilities for Best Buy? Base your judgments on the "
+                           "balance sheet.") and lookup.scale == "million"
+    assert understand("What were total assets at the end of fiscal 2023, in USD millions?").task == \
+        "What were total assets at the end of fiscal 2023?"
+    rounded = understand("What is the debt to EBITDA ratio in FY2021? Round your answer to three decimal places.")
+    assert rounded.task == "What is the debt to EBITDA ratio in FY2021?" and rounded.decimals == 3
+    assert understand("Answer this: who signed the letter?").task == "Answer this: who signed the letter?"
+    assert understand("On what date was the certificate issued?").asked == "text", "a date is copied as printed"
+    assert understand("In which year was the company founded?").asked == "number"
+
+
 def test_the_scale_a_question_asks_for():
     assert understand("What were total assets? Answer in USD millions.").scale == "million"
     assert understand("How much cash, in thousands of dollars?").scale == "thousand"
-    assert understand("What share of adults, in percent?").percent
     assert understand("What was revenue?").scale is None

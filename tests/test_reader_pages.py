@@ -143,7 +143,8 @@ def test_a_number_answer_is_held_to_a_value_and_its_unit_a_choice_to_its_options
     def rules(question: str) -> list[str]:
         return json_schema_to_gbnf(json.dumps(schema_of(reply_model(understand(question))))).splitlines()
 
-    assert next(r for r in rules("How many stores?") if r.startswith("answer ::=")).count("char") == NUMBER_CHARS
+    number = next(r for r in rules("How many stores?") if r.startswith("answer ::="))
+    assert "char" not in number and '","' in " ".join(rules("How many stores?")), "digits in groups of three"
     assert next(r for r in rules("Who signed it?") if r.startswith("answer ::=")).count("char") > NUMBER_CHARS
     assert "Foreign born Latinos" in " ".join(rules("Which is larger? Foreign born Latinos, or the US born?"))
 
@@ -188,6 +189,16 @@ def test_a_figure_copied_from_another_years_column_is_taken_from_the_asked_one()
     assert in_asked_column("59,268", balance, ["2019"]) == "59,268", "a year no column names"
     stored = "Fiscal Years Ended: Gross profit | January 28, 2023: 9,912 | January 29, 2022: 11,640"  # a table's row
     assert in_asked_column("11,640", stored, ["2023"]) == "9,912"
+
+
+def test_a_number_reply_is_a_figure_as_printed():
+    import re
+
+    from rag.reader.skills.read_page import NUMBER_PATTERN
+    printed = ["41,190", "$5,466,312", "(34)", "36%", "4.2 MW", "12 ms", "2015", "-749,439", "$9,912 million", "0.25"]
+    runaway = ["41,190,000,000,000,000", "0.4123456789012", "222222222222222222222222", "1039.88-608.34=431.54"]
+    assert all(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in printed)
+    assert not any(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in runaway)
 
 
 def test_a_date_is_shown_and_scored_whole():

@@ -1,12 +1,12 @@
-"""The page reader (reader.engine=pages) with the real embedded model, on three kinds of document: a 10-K's statements (dev),
-a display's user manual and a slide deck (wide). Values keep their units, answers cite the page they
+"""The reader with the real embedded model, on three kinds of document: 10-Ks' statements (dev and wide), a
+display's user manual and a slide deck (wide). Values keep their units and scale, answers cite the page they
 stand on, and a question the pages do not answer is refused. No scripted model here."""
 
 from __future__ import annotations
 
 import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, local_settings, pages_of
+from conftest import BESTBUY, EVAL, local_settings, pages_of, pdf_bytes
 
 from rag.agent.events import PageRead
 from rag.workspace import Workspace
@@ -15,12 +15,17 @@ pytestmark = pytest.mark.slow
 
 WIDE = EVAL / "wide" / "pdfs"
 MANUAL = "91521110100M_4K_UHD_Display_User_Manual_V1.1.pdf"
+NETFLIX = "NETFLIX_2015_10K.pdf"
 DECK = "finalpresentationdeck-whatwhyhowofcertificationsocial-160324220748_95.pdf"
 
 
 def store(tmp_path_factory, embed_model, data: bytes, name: str) -> Workspace:
+    return store_at(tmp_path_factory, embed_model, data, name, "complete")
+
+
+def store_at(tmp_path_factory, embed_model, data: bytes, name: str, stage="searchable") -> Workspace:
     ws = Workspace(local_settings(tmp_path_factory.mktemp("real")), embed_model=embed_model)
-    assert ws.ingest(data, name).status == "ingested"
+    assert ws.ingest(data, name, wait=stage).status == "ingested"
     return ws
 
 
@@ -46,6 +51,14 @@ def deck(tmp_path_factory, embed_model):
         doc.select([3, 4, 5, 6, 7])
         data = doc.tobytes(garbage=3, deflate=True)
     return store(tmp_path_factory, embed_model, data, "certification-deck.pdf")
+
+
+@pytest.fixture(scope="module")
+def searchable_10k(tmp_path_factory, embed_model):
+    """A whole 10-K at its first stage: the text layer and BM25, no tables, no vectors, no worker."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("real")), embed_model=embed_model)
+    assert ws.ingest(pdf_bytes(BESTBUY), BESTBUY, wait="searchable").status == "ingested"
+    return ws
 
 
 def ask(ws, question):
@@ -88,3 +101,19 @@ def test_a_question_no_page_answers_is_refused(statements):
     result, reads = ask(statements, "How many employees did Best Buy's Canadian call centre have in 1987?")
     assert result.not_found and result.short_answer == "Not answerable", result.answer
     assert reads and all(not r.found for r in reads) and "no page read" in result.answer
+
+
+def test_a_balance_sheet_total_is_read_at_the_searchable_stage(searchable_10k):
+    [doc] = searchable_10k.store.documents()
+    assert doc.status == "searchable"
+    result, reads = ask(searchable_10k, "What is the FY2023 total assets for Best Buy? Answer in USD millions. "
+                                        "Base your judgments on the balance sheet.")
+    assert result.short_answer == "15803", (result.answer, [r.said for r in reads])
+    assert result.answer.startswith("$15,803 million") and result.citations[0]["page"] == 39
+
+
+def test_a_value_in_thousands_is_converted_to_the_millions_asked(tmp_path_factory, embed_model):
+    ws = store_at(tmp_path_factory, embed_model, pages_of(WIDE / NETFLIX, [43, 44]), "netflix-statements.pdf")
+    result, reads = ask(ws, "What were Netflix's total current liabilities at the end of 2015? Answer in USD millions.")
+    assert result.answer.startswith("$3,529.6 million ($3,529,624 thousand)"), (result.answer, [r.said for r in reads])
+    assert result.short_answer == "3529.62" and result.citations[0]["page"] == 1

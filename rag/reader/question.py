@@ -31,6 +31,8 @@ _YES_NO = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will
 _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format of list|respectively|what are the|"
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)
 _WHEN = re.compile(r"\b(?:which|what) (?:year|month|date|day)\b", re.I)
+# An answer-format instruction after the question: "… 2021? Answer in USD millions.", "Round your answer to …"
+_FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|anwser|round|express|format)\b[^.?!]*[.?!]?", re.I)
 _QUANTITY = re.compile(r"\b(how (?:many|much|long|old|far)|by what|(?:percent(?:age)?|proportion|share|number|amount|"
                        r"total|sum|average|mean|ratio|rate|value|price|cost|size|count|score|difference|gap)s?|"
                        r"decimal places?|round(?:ed)?|"
@@ -43,7 +45,6 @@ _CHOICES = re.compile(r"\?\s*(?P<opts>[^?]+?\bor\b[^?]+)\?\s*$|\bamong (?:the [^
                       r"(?P<among>[^:?]+?,[^:?]+?\b(?:and|or)\b[^:?,]+?),\s*(?:which|what|who)\b", re.I)
 _SPLIT_CHOICES = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
 _SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousands|millions|billions)\b", re.I)
-_PERCENT = re.compile(r"\b(?:in|as(?: a)?)\s+(?:percentages?|percent|%)", re.I)
 _COMPUTE = re.compile(r"\b(ratio|gap|difference|differ|change|increase|decrease|growth|grew|grow|in total|total number|"
                       r"combined|sum|average|mean|times|return on|margin|turnover|per share|decimal places?|"
                       r"round(?:ed)?|how (?:many|much) more|percentage points?|more than|less than|compared)\b", re.I)
@@ -61,11 +62,12 @@ class Question(BaseModel):
     """A question as code understands it."""
 
     text: str
+    task: str = Field("", description="what the model is asked: the question without its answer-format "
+                                      "instructions, which code carries out (scale, rounding)")
     asked: Asked = "text"
     options: list[str] = Field(default_factory=list, description="the choices it offers, when it offers some")
     open: bool = Field(False, description="why / how / describe: answered by one sentence")
     scale: Scale | None = Field(None, description="the scale it asks a value in: 'in USD millions' → million")
-    percent: bool = Field(False, description="it asks for a percentage")
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     arithmetic: bool = False
@@ -84,8 +86,8 @@ def understand(question: str) -> Question:
     counted, structural = _COUNTED.search(q), _STRUCTURE.search(q)
     scale, decimals = _SCALE.search(q), _DECIMALS.search(q)
     return Question(
-        text=question, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
-        scale=scale.group(1).lower().removesuffix("s") if scale else None, percent=bool(_PERCENT.search(q)),
+        text=question, task=_task(q), asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
+        scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(_YEAR.findall(q))),
         arithmetic=bool(_COMPUTE.search(q)) and asked == "number",
         direction="most" if most and not least else "least" if least and not most else None,
@@ -96,14 +98,20 @@ def understand(question: str) -> Question:
     )
 
 
+def _task(question: str) -> str:
+    """The question as the model reads it: no answer-format instruction, no scale to convert to."""
+    task = re.sub(r",?\s*" + _SCALE.pattern + r"(?:\s+of\s+(?:us\s+)?dollars)?", "", _FORMAT.sub("", question), flags=re.I)
+    return task.strip() or question
+
+
 def asked_type(question: str) -> Asked:
     """The kind of answer asked, by the question's form: yes/no, a list, a quantity, else words."""
     if _YES_NO.search(question) and not _CHOICES.search(question):
         return "yes_no"
     if _LIST.search(question):
         return "list"
-    if _WHEN.search(question):
-        return "number"
+    if when := _WHEN.search(question):
+        return "number" if "year" in when.group().lower() else "text"  # a date is written as printed
     if _NAMING.search(question[:60]) or _WHICH_LATE.search(question):  # a name, even of a percentage's group
         return "text"
     return "number" if _QUANTITY.search(question) else "text"

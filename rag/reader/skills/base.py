@@ -50,5 +50,5 @@ class PageSkill(Protocol):
 def page_messages(system: str, question: Question, view: PageView) -> list[ChatMessage]:
     """The fixed task first (llama.cpp reuses its cached prefix from one call to the next), then the page."""
     prompt = prompts.PAGE.format(page=view.ref.page, file=view.ref.file, text=withhold_instructions(view.text),
-                                 question=question.text)
+                                 question=question.task or question.text)
     return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=prompt)]

@@ -16,7 +16,10 @@ from rag.text import NUMBER
 
 LINE_CHARS = 200
 TEXT_CHARS = {False: 80, True: 200}  # a span, or the one sentence an open question gets
-NUMBER_CHARS = 24  # a value and its unit; a run of digits past it is a runaway, not a reading
+NUMBER_CHARS = 24  # the longest figure the pattern below writes, with its unit
+# A figure as a page prints it, with a unit word or two: a small model's runaway digits
+# ("41,190,000,000,000,0…", "0.41234567890123…") cannot be written.
+NUMBER_PATTERN = r"^[-(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})(\.[0-9]{1,4})?\)?( ?[%a-zA-Z]{1,12}){0,2}$"
 MAX_ITEMS = 12
 # Room for the JSON around the longest answer the schema allows (a digit is a token): a reply cut short
 # does not parse.
@@ -34,7 +37,7 @@ def reply_model(question: Question) -> type[BaseModel]:
         answer = {
             "list": (list[str], Field(json_schema_extra={"maxItems": MAX_ITEMS})),
             "yes_no": (Literal["Yes", "No"], ...),
-            "number": (str, Field(json_schema_extra={"maxLength": NUMBER_CHARS})),
+            "number": (str, Field(json_schema_extra={"pattern": NUMBER_PATTERN})),
         }.get(asked, (str, Field(json_schema_extra={"maxLength": TEXT_CHARS[question.open]})))
     line = {"line": (str, Field("", json_schema_extra={"maxLength": LINE_CHARS}))} if asked == "yes_no" else {}
     return create_model(f"Page{asked.title()}", found=(bool, ...), answer=answer, **line)
