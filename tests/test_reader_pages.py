@@ -175,6 +175,9 @@ def test_a_number_the_model_rewrote_in_another_scale_goes_back_to_the_one_printe
     assert as_printed("59.268 million", "(In millions)\nTotal assets 59,268") == "59,268"
     assert as_printed("5,466,312", thousands) == "5,466,312"
     assert as_printed("7 million", thousands) == "7 million", "no figure of the page in another scale"
+    cash_flow = "Net cash provided by operating activities 8,958 6,053 4,934"
+    assert as_printed("8,958,861,635,674.0000", cash_flow) == "8,958", "a reply that ran on past the figure"
+    assert as_printed("8,959,000", cash_flow) == "8,959,000", "no figure of the page begins it"
 
 
 def test_a_figure_copied_from_another_years_column_is_taken_from_the_asked_one():

@@ -75,6 +75,12 @@ def as_printed(answer: str, page: str) -> str:
         printed = numbers(raw)
         if printed and any(abs(printed[0] - value * factor) <= 1e-6 * abs(printed[0]) for factor in _FACTORS):
             return raw.strip().lstrip("(").strip()
+    # a small model that does not stop: "8,958,861,635,674.0000" goes on past the page's "8,958"
+    groups = found.group().split(",")
+    for n in range(len(groups) - 1, 1, -1):
+        head = ",".join(groups[:n])
+        if re.search(rf"(?<![\d,.]){re.escape(head.lstrip('$('))}(?![\d,])", page):
+            return head
     return answer
 
 
