@@ -155,7 +155,7 @@ def test_a_value_keeps_the_unit_and_scale_its_page_gives():
     assert valued("36", "Poor: 36% of adults", plain) == ("36%", "36")
     assert valued("4.2 MW", "Rated power: 4.2 MW", plain) == ("4.2 MW", "4.2")
     statement = page_text(COSTCO, 37)
-    assert "(amounts in millions" in statement and valued("195,929", statement, plain) == ("195,929 million", "195929")
+    assert "(amounts in millions" in statement and valued("195,929", statement, plain) == ("$195,929 million", "195929")
     assert valued("9,912", "($ in millions)\nGross profit | 2023: 9,912", plain) == ("$9,912 million", "9912")
 
 
@@ -165,6 +165,8 @@ def test_code_converts_a_value_to_the_scale_asked_and_shows_both():
     assert valued("5,466,312", thousands, in_millions) == ("$5,466.3 million ($5,466,312 thousand)", "5466.31")
     millions = "(In millions)\nTotal assets $ 59,268 $ 58,124"
     assert valued("59,268", millions, in_millions) == ("$59,268 million", "59268")
+    row_without_dollar = "(in thousands)\nCash $ 1,809,330\nTotal current liabilities 3,529,624 2,832,125"
+    assert valued("3,529,624", row_without_dollar, in_millions)[0] == "$3,529.6 million ($3,529,624 thousand)"
     in_billions = understand("What were total assets, in billions?")
     assert valued("59,268", "($ in millions)\nTotal assets 59,268", in_billions)[0] == "$59.27 billion ($59,268 million)"
 

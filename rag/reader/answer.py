@@ -79,7 +79,9 @@ def valued(printed: str, page: str, question: Question) -> tuple[str, str]:
         return printed, ""
     number, rest = match.group().strip(), printed[match.end():].strip()
     currency, page_scale_ = page_scale(page)
-    currency = currency or ("$" if re.search(rf"\$\s?{re.escape(number.lstrip('$'))}(?![\d,])", page) else "")
+    # a statement prints "$" on its first and total rows only: its scale line and any "$" figure say dollars
+    dollars = re.search(rf"\$\s?{re.escape(number.lstrip('$'))}(?![\d,])", page) or page_scale_ and re.search(r"\$\s?\d", page)
+    currency = currency or ("$" if dollars else "")
     scale = next((s for s in SCALES if s and rest.lower().startswith(s)), "")
     if not rest and (unit := unit_after(page, number)):
         shown = f"{printed}{unit}" if unit == "%" else f"{printed} {unit}"
