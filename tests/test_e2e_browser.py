@@ -103,7 +103,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     pdf.write_bytes(pages_of(PEW, [4, 5, 10, 19]))
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Upload", exact=True).click()
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
-    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"\d+ of \d+ (pages parsed|texts embedded)"))
+    expect(page.locator('[data-testid="stProgress"]')).to_contain_text(re.compile(r"\d+ of \d+ (pages|texts)"))
     shot(page, "02a-upload-progress")
     report = page.locator('[data-testid="stAlert"]').filter(has_text="pew-4-pages.pdf")
     expect(report).to_contain_text("4 pages", timeout=120_000)
@@ -208,7 +208,7 @@ def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tm
 
 def test_statement_values_in_the_chat(page, tmp_path):
     """Two Best Buy lookups asked in the chat: the value read off its row with the scale its statement
-    states, the statement's page cited (page 2 of the uploaded cut). Seconds from the question to the
+    states, the statement's page cited (pages 2 and 1 of the uploaded cut). Seconds from the question to the
     answer on screen go to test-artifacts/statement-timings.json (issue 39's figure: ≤ 15 s)."""
     from playwright.sync_api import expect
 
@@ -222,8 +222,9 @@ def test_statement_values_in_the_chat(page, tmp_path):
     messages = page.locator('[data-testid="stChatMessage"]')
     expect(messages).to_have_count(0)
     seconds = {}
-    for n, (question, value) in enumerate([("What was Best Buy's gross profit in fiscal 2023?", "9,912"),
-                            ("What was Best Buy's revenue in fiscal 2023, in millions of dollars?", "46,298")]):
+    for n, (question, value, cited) in enumerate([("What was Best Buy's gross profit in fiscal 2023?", "9,912", 2),
+                                                  ("What were Best Buy's total current liabilities at the end of "
+                                                   "fiscal 2023?", "8,979", 1)]):
         page.locator('[data-testid="stChatInputTextArea"]').fill(question)
         asked = time.monotonic()
         page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
@@ -232,8 +233,8 @@ def test_statement_values_in_the_chat(page, tmp_path):
         seconds[question] = round(time.monotonic() - asked, 2)
         expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
         number = re.escape(value).replace(",", ",?")
-        expect(reply.get_by_text(re.compile(rf"^\$?{number} million\b.*\[p\. 2\]")).first).to_be_visible()
-        expect(reply.get_by_text("Cited page 2 · bestbuy-statements.pdf").first).to_be_attached()
+        expect(reply.get_by_text(re.compile(rf"^\$?{number} million\b.*\[p\. {cited}\]")).first).to_be_visible()
+        expect(reply.get_by_text(f"Cited page {cited} · bestbuy-statements.pdf").first).to_be_attached()
     shot(page, "09-statement-values")
     (ARTIFACTS / "statement-timings.json").write_text(json.dumps(seconds, indent=2))
     print("seconds from question to answer on screen:", seconds)

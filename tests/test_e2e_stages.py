@@ -15,7 +15,8 @@ from test_e2e_browser import ANSWER_TIMEOUT_MS, ARTIFACTS, page, server, shot  #
 pytestmark = pytest.mark.slow
 
 # An analyst's lookup: the balance sheet's total, with the scale the statement states, from the text layer.
-QUESTION = "What is the FY2023 total assets for Best Buy? Answer in USD millions. Base your judgments on the balance sheet."
+QUESTION = ("What is the FY2023 total current liabilities for Best Buy? Answer in USD millions. Base your judgments on "
+            "the balance sheet.")
 
 
 def pages_read(page) -> int | None:
@@ -46,7 +47,7 @@ def test_a_10k_is_asked_while_its_tables_are_still_read(page):
     reply = page.locator('[data-testid="stChatMessage"]').nth(1)
     expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     answer_s = time.monotonic() - t_ask
-    expect(reply.get_by_text(re.compile(r"^\$15,803 million \[p\. 39\]")).first).to_be_visible()
+    expect(reply.get_by_text(re.compile(r"^\$?8,979 million.*\[p\. 39\]")).first).to_be_visible()
     expect(reply.get_by_text(re.compile(r"still being read"))).to_be_visible()  # answered before complete
     answer = reply.get_by_text(re.compile(r"\[p\. \d+\]")).first.inner_text()
     shot(page, "11-answer-while-reading")

@@ -177,6 +177,7 @@ def test_a_number_the_model_rewrote_in_another_scale_goes_back_to_the_one_printe
     assert as_printed("59.268 million", "(In millions)\nTotal assets 59,268") == "59,268"
     assert as_printed("5,466,312", thousands) == "5,466,312"
     assert as_printed("7 million", thousands) == "7 million", "no figure of the page in another scale"
+    assert as_printed("10,573.000000000000", "Gross profit 9,912 11,640 10,573") == "10,573"
     cash_flow = "Net cash provided by operating activities 8,958 6,053 4,934"
     assert as_printed("8,958,861,635,674.0000", cash_flow) == "8,958", "a reply that ran on past the figure"
     assert as_printed("8,959,000", cash_flow) == "8,959,000", "no figure of the page begins it"
@@ -204,6 +205,14 @@ def test_a_number_reply_is_a_figure_as_printed():
     runaway = ["41,190,000,000,000,000", "0.4123456789012", "222222222222222222222222", "1039.88-608.34=431.54"]
     assert all(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in printed)
     assert not any(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in runaway)
+
+
+def test_a_reply_cut_off_while_the_model_ran_on_keeps_what_it_had_written():
+    from rag.reader.skills.read_page import _cut_short
+
+    assert _cut_short('{"found":true,"answer":"10,573.0000000000000', "number").answer == "10,573.0000000000000"
+    assert _cut_short('{"found":false,"answer":"', "number") is None and _cut_short('{"found":true', "text") is None
+    assert _cut_short('{"found":true,"answer":["a", "b', "list") is None
 
 
 def test_a_date_is_shown_and_scored_whole():

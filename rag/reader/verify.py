@@ -67,6 +67,7 @@ def as_printed(answer: str, page: str) -> str:
     """The answer with its number as the page prints it, when the model rewrote it in another scale ("59.268
     million" for the page's "59,268" in millions; "5.466312 million" for its "5,466,312" in thousands):
     code converts units, so the value goes back to the figure the page holds."""
+    answer = re.sub(r"(?<=\d)\.0{2,}(?!\d)", "", answer)  # "10,573.0000…": zeros the page did not print
     found = NUMBER.search(answer)
     if not found or values_on_page(answer, page):
         return answer

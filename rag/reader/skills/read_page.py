@@ -3,6 +3,7 @@ code checks that the answer stands on them, and gives a value with the unit and 
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -53,9 +54,9 @@ class ReadPage:
         asked, text = question.asked, view.text
         reply = await call("read page", page_messages(prompts.READ_PAGE_SYSTEM, question, view), reply_model(question),
                            REPLY_TOKENS[asked] + (60 if question.open else 0))
-        if reply.value is None:
-            return Read(said=reply.text[:300], reason=f"the reply did not parse ({reply.error})")
-        found, said = reply.value, reply.text
+        found, said = reply.value or _cut_short(reply.text, asked), reply.text
+        if found is None:
+            return Read(said=said[:300], reason=f"the reply did not parse ({reply.error})")
         if not found.found:
             return Read(said=said, reason="the page does not hold the answer")
         if asked == "list":
@@ -78,3 +79,12 @@ def _a_value(answer: str) -> bool:
     """An answer that is a figure (with at most a unit or scale word), not words with a number in them."""
     match = NUMBER.search(answer)
     return bool(match) and len(answer[match.end():].split()) <= 2 and not answer[:match.start()].strip(" $€£")
+
+
+def _cut_short(reply: str, asked: str) -> BaseModel | None:
+    """The answer of a reply cut off by its token bound while the model ran on ("10,573.000000…"): what it
+    had written is kept, for code to check on the page like any answer."""
+    begun = re.match(r'\s*\{\s*"found"\s*:\s*true\s*,\s*"answer"\s*:\s*"([^"]+)$', reply)
+    if asked not in ("number", "text") or not begun:
+        return None
+    return create_model("CutShort", found=(bool, True), answer=(str, begun.group(1)))()
