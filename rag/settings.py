@@ -88,9 +88,8 @@ class ReaderSettings(BaseModel):
     """How the pages found become an answer (rag/reader)."""
 
     # Skills besides reading a page (rag/reader/skills): "outline" counts the document's pages, figures,
-    # tables and appendices; "compare" takes the extreme of a table's or chart's column by code; "count"
-    # counts the items a page lists; "compute" does arithmetic by code over numbers copied from the page.
-    # docs/results.md has what each buys on the wide set.
+    # tables and appendices. Code comparisons, counts and arithmetic were tried as skills and did not gain on
+    # the wide set (docs/results.md).
     skills: list[str] = Field(default_factory=lambda: ["outline"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain).

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager

@@ -13,7 +13,7 @@ import json
 import pytest
 from scripted_llm import QueuedLLM, ScriptedLLM, StopWhenQueued, action, model_held
 
-from rag.agent.events import AnswerEvent, Computation, HopEnd, LLMCall, PageRead, Stop
+from rag.agent.events import HopEnd, LLMCall, PageRead, Stop
 from rag.agent.run import ask
 from rag.models.queue import ModelQueue
 
@@ -92,29 +92,6 @@ def test_after_two_pages_without_answer_the_agent_searches_again(run):
     assert [s.reason for s in events if isinstance(s, Stop)][-1] == "hop_cap" and result.skill == "read_page"
 
 
-def test_arithmetic_is_computed_by_code_from_numbers_on_the_page(run):
-    def values(prompt: str) -> str:
-        text = prompt.split("<page>")[1].split("</page>")[0]
-        import re
-        a, b = re.findall(r"\b\d{2}\b", text)[:2]
-        return json.dumps({"found": True, "values": [{"name": "a", "number": a}, {"name": "b", "number": b}],
-                           "expression": "a - b"})
-
-    result, events, _ = run([values], question="What is the difference between the two shares of Latinos?",
-                            reader_settings={"skills": ["compute", "outline"]})
-    [computed] = [e for e in events if isinstance(e, Computation)]
-    a, b = (int(line.split(" = ")[1]) for line in computed.program.splitlines()[:2])
-    assert result.short_answer == str(a - b) and result.skill == "compute" and result.program
-    assert isinstance(events[-1], AnswerEvent) and events[-1].skill == "compute"
-
-
-def test_a_number_invented_for_the_computation_is_refused(run):
-    invented = json.dumps({"found": True, "values": [{"name": "a", "number": "98765"}], "expression": "a"})
-    result, events, _ = run([invented] * 2, question="What is the difference between the two shares?", max_hops=1,
-                            reader_settings={"skills": ["compute", "outline"]})
-    assert "98765" in reads(events)[0].reason and result.short_answer == "Not answerable"
-
-
 def test_a_named_page_is_read_first(run):
     result, events, _ = run([copy_from_page()], question="What does page 3 say about Latinos' finances?")
     assert reads(events)[0].page == 3 and result.citations[0]["page"] == 3
@@ -130,44 +107,6 @@ def test_what_a_picture_shows_is_not_guessed(run):
     result, events, llm = run([], question="How many people appear in the pictures on pages 3 and 4?")
     assert result.short_answer == "Not answerable" and "pictures cannot be read" in result.answer
     assert not reads(events) and not llm.prompts
-
-
-def test_the_extreme_of_a_comparison_is_taken_by_code_over_the_charts_cells(run):
-    question = ("Among Hispanics shaped by their current financial situation, which situation involves the highest "
-                "percentage that expects their future finances to get a lot worse?")
-    result, events, llm = run([], question=question, reader_settings={"skills": ["compare"]})
-    assert llm.prompts == [], "no model call: code compares the chart's values"
-    [computed] = [e for e in events if isinstance(e, Computation)]
-    assert computed.program.startswith("# Get a lot worse") and computed.program.endswith("ans = max(rows)[1]")
-    assert result.skill == "compare"
-    assert result.short_answer == "Poor financial condition" and result.citations[0]["page"] == 16
-
-
-def test_a_comparison_no_table_fits_is_read_by_the_model(run):
-    question = "Which subgroup of Latinos is the most optimistic, in the report's words?"
-    result, events, llm = run([copy_from_page()], question=question, reader_settings={"skills": ["compare"]})
-    assert reads(events)[0].skill == "read_page" and len(llm.prompts) == 1
-
-
-def test_a_count_lists_the_items_then_code_counts_those_on_the_page(run):
-    def items(prompt: str) -> str:
-        text = prompt.split("<page>")[1].split("</page>")[0]
-        lines = [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 20][:3]
-        return json.dumps({"found": True, "items": [*lines, "a group the page never names"]})
-
-    result, events, _ = run([items], question="How many groups of Latinos does the report compare?",
-                            reader_settings={"skills": ["count"]})
-    [computed] = [e for e in events if isinstance(e, Computation)]
-    assert result.short_answer == "3" and result.skill == "count", "the invented item is not counted"
-    assert computed.program.endswith("ans = len(items)")
-
-
-def test_a_page_that_lists_nothing_to_count_is_read_for_the_number(run):
-    nothing = json.dumps({"found": False, "items": []})
-    result, events, llm = run([nothing, copy_from_page()], question="How many Latinos were surveyed?",
-                              reader_settings={"skills": ["count"]})
-    assert [c.purpose for c in events if isinstance(c, LLMCall)][:2] == ["list to count", "read page"]
-    assert reads(events)[0].skill == "read_page"
 
 
 def test_a_page_read_waiting_for_the_model_is_stopped(run):

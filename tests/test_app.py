@@ -11,7 +11,7 @@ from urllib.parse import parse_qs
 import pymupdf
 import pytest
 from conftest import PEW, pages_of
-from scripted_llm import QueuedLLM, ScriptedLLM, answered, done, found_on_page
+from scripted_llm import QueuedLLM, ScriptedLLM, answered, done
 from streamlit.testing.v1 import AppTest
 
 from app_pages.common import conversations, live_runs, status_news, workspace

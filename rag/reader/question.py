@@ -2,8 +2,8 @@
 
 The one place that reads the raw question: every other module reads the `Question` record. Nothing here
 looks at a document or a benchmark's answer format, and no word of one domain decides anything: the
-record says what kind of answer is asked, in which unit, which pages are named, and whether arithmetic,
-a comparison or a count is asked.
+record says what kind of answer is asked, in which unit, which pages are named, and whether it counts
+the document's own pages, figures or tables.
 """
 
 from __future__ import annotations
@@ -45,13 +45,7 @@ _CHOICES = re.compile(r"\?\s*(?P<opts>[^?]+?\bor\b[^?]+)\?\s*$|\bamong (?:the [^
                       r"(?P<among>[^:?]+?,[^:?]+?\b(?:and|or)\b[^:?,]+?),\s*(?:which|what|who)\b", re.I)
 _SPLIT_CHOICES = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
 _SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousands|millions|billions)\b", re.I)
-_COMPUTE = re.compile(r"\b(ratio|gap|difference|differ|change|increase|decrease|growth|grew|grow|in total|total number|"
-                      r"combined|sum|average|mean|times|return on|margin|turnover|per share|decimal places?|"
-                      r"round(?:ed)?|how (?:many|much) more|percentage points?|more than|less than|compared)\b", re.I)
-_MOST = re.compile(r"\b(most|highest|largest|biggest|greatest|maximum|top)\b", re.I)
-_LEAST = re.compile(r"\b(least|lowest|smallest|fewest|minimum|worst)\b", re.I)
 _DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.I)
-_COUNTED = re.compile(r"\bhow many ([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
 _STRUCTURE = re.compile(r"\bhow many (pages?|slides?|appendi(?:x|ces)|figures?|charts?|images?|pictures?|diagrams?|"
                         r"tables?)\b", re.I)
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
@@ -70,9 +64,6 @@ class Question(BaseModel):
     scale: Scale | None = Field(None, description="the scale it asks a value in: 'in USD millions' → million")
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
-    arithmetic: bool = False
-    direction: Literal["most", "least"] | None = None
-    counted: str | None = Field(None, description="what 'how many …' counts")
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
     pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
@@ -82,16 +73,12 @@ class Question(BaseModel):
 def understand(question: str) -> Question:
     q = question.strip()
     asked = asked_type(q)
-    most, least = _MOST.search(q), _LEAST.search(q)
-    counted, structural = _COUNTED.search(q), _STRUCTURE.search(q)
+    structural = _STRUCTURE.search(q)
     scale, decimals = _SCALE.search(q), _DECIMALS.search(q)
     return Question(
         text=question, task=_task(q), asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(_YEAR.findall(q))),
-        arithmetic=bool(_COMPUTE.search(q)) and asked == "number",
-        direction="most" if most and not least else "least" if least and not most else None,
-        counted=counted.group(1).lower() if counted else None,
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))),

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageSkill, PageView, Read
-from rag.reader.skills.compare import Compare
-from rag.reader.skills.compute import Compute
-from rag.reader.skills.count import Count
 from rag.reader.skills.read_page import ReadPage
 
 __all__ = ["Call", "PageSkill", "PageView", "Read", "page_skills"]
 
-SKILLS: list[PageSkill] = [Compare(), Count(), Compute(), ReadPage()]
+SKILLS: list[PageSkill] = [ReadPage()]
 
 
 def page_skills(question: Question, enabled: set[str]) -> list[PageSkill]:
