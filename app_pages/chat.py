@@ -90,7 +90,7 @@ def show_answer(ws: Workspace, answer: AgentAnswer | None, error: str | None) ->
         show_citation(ws, citation)
     first = f"first evidence after {answer.first_hop_s:.1f} s · " if answer.first_hop_s is not None else ""
     st.caption(f"{first}answered in {answer.total_s:.1f} s · {len(answer.hops)} hop(s) · "
-               f"{sum(answer.tokens.values())} tokens · stop: {answer.stop_reason}")
+               f"{sum(answer.tokens.values())} tokens · stop: {answer.stop_reason or 'answered'}")
     st.page_link("app_pages/traces.py", label="Open the trace", icon=":material/timeline:",
                  query_params={"run": answer.run_id})
 

@@ -56,7 +56,9 @@ class AppServer:
 
     def ingest(self, *pdfs: Path) -> None:
         """Index PDFs into the server's store from the command line (before the server opens it)."""
-        subprocess.run([sys.executable, "-m", "rag", "ingest", *map(str, pdfs), "--json"], cwd=ROOT, env=self.env,
+        # read to complete here: a background worker writing the embedded store beside the server is two writers
+        subprocess.run([sys.executable, "-m", "rag", "ingest", *map(str, pdfs), "--wait", "complete", "--json"],
+                       cwd=ROOT, env=self.env,
                        check=True, capture_output=True, timeout=1200)
 
     def start(self, timeout: float = 120) -> AppServer:

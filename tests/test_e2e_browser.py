@@ -218,6 +218,8 @@ def test_statement_values_in_the_chat(page, tmp_path):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(pdf))
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="bestbuy-statements.pdf")).to_contain_text(
         "4 pages", timeout=120_000)
+    # asked once its tables are read (the first test's report is complete too); test_e2e_stages asks before
+    expect(page.get_by_text("complete", exact=True)).to_have_count(2, timeout=180_000)
     page.get_by_role("link", name="New conversation").click()
     messages = page.locator('[data-testid="stChatMessage"]')
     expect(messages).to_have_count(0)
