@@ -97,7 +97,7 @@ class ReaderSettings(BaseModel):
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
     # (rag/reader/pages.py). Every token is read on the CPU; a server model reads whole pages.
-    page_tokens: int = 500
+    page_tokens: int = 200
 
 
 class LLMSettings(BaseModel):
