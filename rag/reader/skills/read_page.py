@@ -17,13 +17,13 @@ from rag.text import NUMBER
 
 LINE_CHARS = 200
 TEXT_CHARS = {False: 80, True: 200}  # a span, or the one sentence an open question gets
-NUMBER_CHARS = 24  # the longest figure the pattern below writes, with its unit
+NUMBER_CHARS = 24  # room, in reply tokens, for a figure and its unit
 # A figure as a page prints it, with a unit word or two: a small model's runaway digits
 # ("41,190,000,000,000,0…", "0.41234567890123…") cannot be written.
-NUMBER_PATTERN = r"^[-(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})([.][0-9]{1,4})?[)]?( ?[%a-zA-Z]{1,12}){0,2}$"
+NUMBER_PATTERN = (r"^[-(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})([.][0-9]{1,4})?[)]?"
+                  r"( ?[%a-zA-Z]{1,12}){0,2}$")
 MAX_ITEMS = 12
-# Room for the JSON around the longest answer the schema allows (a digit is a token): a reply cut short
-# does not parse.
+# Room for the JSON around the answer (a digit is a token); a reply cut short keeps only the answer begun.
 REPLY_TOKENS = {"number": 16 + NUMBER_CHARS, "yes_no": 70, "list": 160, "text": 16 + TEXT_CHARS[False] // 2}
 
 
