@@ -169,6 +169,7 @@ def test_a_number_the_model_rewrote_in_another_scale_goes_back_to_the_one_printe
     assert as_printed("5.466312 million USD", thousands) == "5,466,312"
     assert as_printed("59.268 million", "(In millions)\nTotal assets 59,268") == "59,268"
     assert as_printed("5,466,312", thousands) == "5,466,312"
+    assert as_printed("1500", "Total Latinos | Sample size: 1,500") == "1,500", "shown as the page prints it"
     assert as_printed("7 million", thousands) == "7 million", "no figure of the page in another scale"
     assert as_printed("10,573.000000000000", "Gross profit 9,912 11,640 10,573") == "10,573"
     cash_flow = "Net cash provided by operating activities 8,958 6,053 4,934"

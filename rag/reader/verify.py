@@ -69,9 +69,14 @@ def as_printed(answer: str, page: str) -> str:
     code converts units, so the value goes back to the figure the page holds."""
     answer = re.sub(r"(?<=\d)\.0{2,}(?!\d)", "", answer)  # "10,573.0000…": zeros the page did not print
     found = NUMBER.search(answer)
-    if not found or values_on_page(answer, page):
+    if not found:
         return answer
     value = numbers(found.group())[0]
+    if values_on_page(answer, page):  # "1500" is shown as the page prints it, "1,500"
+        grouped = [raw for raw in NUMBER.findall(page) if "," in raw and numbers(raw)[:1] == [value]]
+        if grouped and "," not in found.group():
+            return answer.replace(found.group(), grouped[0].strip().lstrip("("), 1)
+        return answer
     for raw in NUMBER.findall(page):
         printed = numbers(raw)
         if printed and any(abs(printed[0] - value * factor) <= 1e-6 * abs(printed[0]) for factor in _FACTORS):
