@@ -15,6 +15,7 @@ answer format list float integer int string directly yes e g eg one two three fo
 
 _WORD = re.compile(r"[a-z][a-z0-9'’-]*|\d[\d,.]*")
 # "1,234.5", "(12)", "-3", ".5"; a number glued to letters ("COVID-19", "Q3") is a name, not a value
+YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # "FY2021" names 2021
 NUMBER = re.compile(r"(?<![A-Za-z\d.])(?<![A-Za-z]-)[-−]?\(?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<![\w.])\.\d+")
 # what may follow a value as its unit: "%", "MW", "million", "$" before it is kept by the number itself
 _UNIT_AFTER = re.compile(r"^\s?(%|percent\b|per ?cent\b|(?:[kMGT]?(?:W|Wh|Hz|B|bps)|mAh|MP|fps|mm|cm|km|m|kg|mg|g|lbs?|oz|"

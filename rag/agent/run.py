@@ -40,7 +40,7 @@ from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.outline import outline
 from rag.reader.counts import counting_program
 from rag.reader.program import ComputeError, run_program
-from rag.records import LAST_PAGE, SearchResult, Table
+from rag.records import LAST_PAGE, SearchResult
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
@@ -201,9 +201,6 @@ class PageSource:
 
     def text(self, page: PageRef) -> str:
         return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
-
-    def tables(self, page: PageRef) -> list[Table]:
-        return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
 
     def outline_text(self) -> str:
         return "\n\n".join(outline(self.store, d.doc_id).text(40) for d in self.docs[:3])

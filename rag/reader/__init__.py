@@ -19,7 +19,6 @@ from rag.reader.answer import PageReading, Solution, not_found
 from rag.reader.pages import PageRef, Similarity, best_lines
 from rag.reader.question import Question, understand
 from rag.reader.skills import Call, PageView, Read, page_skills
-from rag.records import Table
 from rag.settings import ReaderSettings
 
 __all__ = ["PageReader", "PageRef", "Question", "Solution", "understand"]
@@ -29,8 +28,6 @@ class Pages(Protocol):
     """Where the reader takes a page's text and tables from when it reads it."""
 
     def text(self, page: PageRef) -> str: ...
-
-    def tables(self, page: PageRef) -> list[Table]: ...
 
 
 class PageReader:
@@ -49,15 +46,13 @@ class PageReader:
         return {p.key for p in self.read_pages}
 
     async def read(self, page: PageRef) -> Read:
-        """The page's best lines read by the skills that apply, in turn, reported to `emit`."""
+        """The page's best lines read by the first skill that applies, reported to `emit`."""
         q, whole = self.question, self.pages.text(page)
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
-        view = PageView(ref=page, text=text, whole=whole, tables=self.pages.tables(page))
-        start, got, skill = time.time(), Read(reason="the page has no text"), self.skills[-1]
-        for skill in self.skills if text.strip() else []:
-            got = await skill.solve(q, view, partial(self.call, page=page.page))
-            if not got.defer:
-                break
+        view = PageView(ref=page, text=text, whole=whole)
+        start, skill = time.time(), self.skills[0]
+        got = await skill.solve(q, view, partial(self.call, page=page.page)) if text.strip() else \
+            Read(reason="the page has no text")
         self.read_pages.append(page)
         self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=skill.name,
                               found=got.solution is not None, answer=got.solution.sentence() if got.solution else "",

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rag.records import LAST_PAGE
-from rag.text import content_words
+from rag.text import YEAR, content_words
 
 Asked = Literal["number", "text", "list", "yes_no"]
 Scale = Literal["thousand", "million", "billion"]
@@ -26,7 +26,6 @@ _ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "
 _NUM = rf"(\d{{1,5}}|{'|'.join(_NUMBERS)})"
 _PAGE_REF = re.compile(rf"\b(?:pages?|p\.|pp\.|slides?)\s*{_NUM}(?:\s*(?:-|–|to|and|&)\s*{_NUM})?\b", re.I)
 _ORDINAL_REF = re.compile(rf"\b({'|'.join(_ORDINALS)}|last|final)\s+(?:page|slide)\b", re.I)
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")  # "FY2021" names 2021
 _YES_NO = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b|\byes\b.{0,10}\bno\b", re.I)
 _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format of list|respectively|what are the|"
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)
@@ -78,7 +77,7 @@ def understand(question: str) -> Question:
     return Question(
         text=question, task=_task(q), asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
-        pages=named_pages(q), years=list(dict.fromkeys(_YEAR.findall(q))),
+        pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))),

@@ -7,7 +7,7 @@ from collections import Counter
 
 from rapidfuzz import fuzz
 
-from rag.text import NUMBER, content_words, numbers
+from rag.text import NUMBER, YEAR, content_words, numbers
 
 LINE_MATCH = 80  # rapidfuzz partial ratio: the quoted line is on the page, up to OCR and spacing slips
 WORDS_ON_PAGE = 0.5  # share of an answer's content words the page must hold
@@ -91,7 +91,6 @@ def as_printed(answer: str, page: str) -> str:
 
 
 _FACTORS = (1e3, 1e6, 1e9, 1e-3, 1e-6)
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
 def in_asked_column(answer: str, page: str, years: list[str]) -> str:
@@ -101,13 +100,14 @@ def in_asked_column(answer: str, page: str, years: list[str]) -> str:
         return answer
     value, header, named = numbers(found.group())[0], [], []
     for line in page.splitlines():
-        if " | " not in line and _YEAR.search(line) and all(n <= 31 or f"{n:.0f}" in line for n in numbers(line)):
-            named = list(dict.fromkeys(named + _YEAR.findall(line)))  # a header of dates, over one line or more
+        if " | " not in line and YEAR.search(line) and all(n <= 31 or f"{n:.0f}" in line for n in numbers(line)):
+            named = list(dict.fromkeys(named + YEAR.findall(line)))  # a header of dates, over one line or more
             header = named if len(named) >= 2 else header
             continue
         if any(n > 31 for n in numbers(line)):
             named = []
-        if (printed := _columns(line, header).get(years[0])) and value in numbers(" ".join(_columns(line, header).values())):
+        columns = _columns(line, header)
+        if (printed := columns.get(years[0])) and value in numbers(" ".join(columns.values())):
             rest = answer[found.end():].removeprefix(")") if found.group().startswith("(") else answer[found.end():]
             money = "$" * ("$" in found.group() and "$" not in printed)
             return answer[:found.start()] + money + printed + ")" * printed.startswith("(") + rest
@@ -119,7 +119,7 @@ def _columns(line: str, header: list[str]) -> dict[str, str]:
     under a header line of one year per column, the row's last figures."""
     cells = [cell.rsplit(": ", 1) for cell in line.split(" | ") if ": " in cell]
     if len(cells) >= 2:
-        return {named[0]: v.strip() for h, v in cells if (named := _YEAR.findall(h)) and numbers(v)}
+        return {named[0]: v.strip() for h, v in cells if (named := YEAR.findall(h)) and numbers(v)}
     row = NUMBER.findall(line)[-len(header):] if header else []
     return {year: raw.strip() for year, raw in zip(header, row)} if len(row) == len(header) else {}
 

@@ -1,7 +1,7 @@
 """Skills: one general mechanism each, chosen by what the question asks, not by the order of an if chain.
 
-A page skill reads one page (`solve(question, view, call)` → Solution, or why not, or "not mine": the next
-skill that applies reads it); reading it (`read_page`) applies to every question. The registry below is
+A page skill reads one page (`solve(question, view, call)` → Solution, or why not); reading it
+(`read_page`) applies to every question and comes last. The registry below is
 where the reader finds them; `ReaderSettings.skills` names those switched on.
 """
 
@@ -17,6 +17,6 @@ SKILLS: list[PageSkill] = [ReadPage()]
 
 
 def page_skills(question: Question, enabled: set[str]) -> list[PageSkill]:
-    """The skills that read pages for this question, in turn until one answers: the special ones switched
-    on, then reading."""
+    """The skills that may read pages for this question, the first of them reads: those switched on, then
+    reading."""
     return [s for s in SKILLS if (s.name in enabled or s.name == "read_page") and s.applies(question)]

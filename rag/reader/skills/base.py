@@ -6,37 +6,33 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from llama_index.core.llms import ChatMessage, MessageRole
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from rag import prompts
 from rag.guard import withhold_instructions
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
-from rag.records import Table
 
 # (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured), for one page
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Awaitable[Any]]
 
 
 class PageView(BaseModel):
-    """A page as a skill reads it: the lines the model reads, the whole page (where code looks for the
-    scale its figures are in), and its tables and charts with their typed cells."""
+    """A page as a skill reads it: the lines the model reads, and the whole page (where code looks for the
+    scale its figures are in)."""
 
     ref: PageRef
     text: str
     whole: str
-    tables: list[Table] = Field(default_factory=list)
 
 
 class Read(BaseModel):
-    """What one page gave a skill: a solution, or why not (and what the model said, for the trace). A skill
-    that cannot tell on this page defers it to the next skill."""
+    """What one page gave a skill: a solution, or why not (and what the model said, for the trace)."""
 
     solution: Solution | None = None
     said: str = ""
     reason: str = ""
-    defer: bool = False
 
 
 class PageSkill(Protocol):
