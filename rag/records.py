@@ -93,6 +93,55 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+StatementKind = Literal["balance_sheet", "income_statement", "cash_flows", "equity", "other"]
+Scale = Literal["thousand", "million", "billion"]
+SCALES: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+class Period(BaseModel):
+    """A statement's column: its header as printed ("January 28, 2023", "Fiscal 2019", "2019") and the fiscal
+    year it is, where it names one."""
+
+    header: str
+    year: int | None = None
+
+
+class StatementRow(BaseModel):
+    """One line of a statement: its label as printed (a wrapped label joined), the headings above it, and a
+    value per period (None where the column is empty or prints a dash); `cells` as printed, "$" dropped."""
+
+    label: str
+    section: list[str] = Field(default_factory=list)
+    values: list[float | None]
+    cells: list[str]
+    per_share: bool = False  # a per-share figure: the statement's scale does not apply to it
+
+
+class StatementFrame(BaseModel):
+    """A table of figures by period read off one page's text layer: a financial statement, or another table
+    whose columns are fiscal years. `context` is the header text over all columns ("Year ended December 31,")."""
+
+    doc_id: str
+    file: str
+    page: int = Field(ge=1, description="1-based page number")
+    title: str
+    kind: StatementKind = "other"
+    periods: list[Period]
+    rows: list[StatementRow]
+    scale: Scale | None = None
+    currency: str | None = None
+    context: str = ""
+
+    def to_dataframe(self, printed: bool = False):
+        """Rows × period headers (the values, or the cells as printed), the section path as a column."""
+        import pandas as pd
+
+        data = {"section": [" › ".join(r.section) for r in self.rows], "label": [r.label for r in self.rows]}
+        for n, header in enumerate(_unique([p.header or f"column {i + 1}" for i, p in enumerate(self.periods)])):
+            data[header] = [r.cells[n] if printed else r.values[n] for r in self.rows]
+        return pd.DataFrame(data)
+
+
 class ParsedDocument(BaseModel):
     """What the ingest step hands to the store."""
 
@@ -101,6 +150,7 @@ class ParsedDocument(BaseModel):
     pages: int
     fragments: list[Fragment]
     tables: list[Table] = Field(default_factory=list)
+    frames: list[StatementFrame] = Field(default_factory=list, description="statements read off the text layer")
     page_texts: dict[int, str] = Field(
         default_factory=dict, description="page → what a model reads of it: reading order, tables as Header: value rows")
     search_texts: dict[int, str] = Field(
@@ -118,6 +168,7 @@ class ParsedDocument(BaseModel):
         """Take in what was parsed of some of this document's pages."""
         self.fragments += part.fragments
         self.tables += part.tables
+        self.frames += part.frames
         self.page_texts.update(part.page_texts)
         self.search_texts.update(part.search_texts)
         self.page_labels.update(part.page_labels)

@@ -1,6 +1,7 @@
 """A document's stages: searchable within seconds, then enriched where there is time.
 
-- searchable: the text layer (`read_text_layer`), written by `Store.add_searchable`: keyword search works.
+- searchable: the text layer (`read_text_layer`), written by `Store.add_searchable`: keyword search works,
+  and the statements' figures are data (`Store.frames`).
 - vectors: those texts embedded and moved into Chroma (`Store.write_pending`): hybrid search.
 - complete: each chunk of pages read whole (tables, charts, figures, OCR: `parse_chunks`, in worker
   processes that start at once, beside the embedding), its new texts embedded, written over what the

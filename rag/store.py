@@ -1,5 +1,5 @@
 """The Chroma store: three fragment collections, a page collection, a document registry, and the files
-beside them (the PDFs, their tables and page texts).
+beside them (the PDFs, their tables, statement frames and page texts).
 
 A document becomes visible in stages (`DocumentInfo`). It is written as "indexing" (invisible), then
 "searchable": its text-layer paragraphs and pages, kept in `pending/<doc>.json` until they are embedded
@@ -27,7 +27,9 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from rag.ids import page_id
-from rag.records import DONE, MODALITIES, TEXT_ONLY, UNREAD, Cell, DocumentInfo, Fragment, Modality, ParsedDocument, Table
+from rag.ingest.statements import load_frames, pdf_frames, save_frames
+from rag.records import (DONE, MODALITIES, TEXT_ONLY, UNREAD, Cell, DocumentInfo, Fragment, Modality, ParsedDocument,
+                         StatementFrame, Table)
 from rag.settings import Settings
 from rag.timing import timed
 
@@ -66,7 +68,7 @@ class Store:
         self.embed_model = embed_model
         self.client = client or make_client(settings)
         self.files = settings.data_dir
-        for sub in ("pdfs", "tables", "pages", "pending"):
+        for sub in ("pdfs", "tables", "frames", "pages", "pending"):
             (self.files / sub).mkdir(parents=True, exist_ok=True)
         self.collections = {m: self._collection(m) for m in MODALITIES}
         self.pages = self._collection(PAGES)
@@ -252,14 +254,22 @@ class Store:
         _atomic_write(self.pdf_path(parsed.doc_id), data)
         tables = json.dumps([t.model_dump() for t in parsed.tables])
         _atomic_write(self._tables_path(parsed.doc_id), tables.encode())
+        self._write_frames(parsed.doc_id, parsed.frames)
         _atomic_write(self._pages_path(parsed.doc_id), json.dumps(parsed.page_texts).encode())
+
+    def _write_frames(self, doc_id: str, frames: list[StatementFrame]) -> None:
+        path = self._frames_path(doc_id)
+        tmp = path.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        save_frames(frames, tmp)
+        os.replace(tmp, path)
 
     def delete(self, doc_id: str) -> None:
         self.registry.delete(ids=[doc_id])  # first: searches and enrichment stop seeing it
         for store in self.vector_stores.values():
             store.delete(ref_doc_id=doc_id)
-        for path in (self.pdf_path(doc_id), self._tables_path(doc_id), self._pages_path(doc_id),
-                     self._pending_path(doc_id)):
+        for path in (self.pdf_path(doc_id), self._tables_path(doc_id), self._frames_path(doc_id),
+                     self._pages_path(doc_id), self._pending_path(doc_id)):
             path.unlink(missing_ok=True)
 
     def recover(self) -> list[str]:
@@ -279,6 +289,9 @@ class Store:
 
     def _tables_path(self, doc_id: str) -> Path:
         return self.files / "tables" / f"{doc_id}.json"
+
+    def _frames_path(self, doc_id: str) -> Path:
+        return self.files / "frames" / f"{doc_id}.sqlite"
 
     def _pages_path(self, doc_id: str) -> Path:
         return self.files / "pages" / f"{doc_id}.json"
@@ -303,6 +316,18 @@ class Store:
     def tables(self, doc_id: str) -> list[Table]:
         path = self._tables_path(doc_id)
         return [Table.model_validate(t) for t in json.loads(path.read_text())] if path.exists() else []
+
+    def frames(self, doc_id: str) -> list[StatementFrame]:
+        """A document's statement frames; for one stored before they were kept, read from its PDF once."""
+        path = self._frames_path(doc_id)
+        if path.exists():
+            return load_frames(path)
+        if not self.pdf_path(doc_id).exists():
+            return []
+        info = self.get(doc_id)
+        frames = pdf_frames(self.pdf_path(doc_id), doc_id, info.file if info else "")
+        self._write_frames(doc_id, frames)
+        return frames
 
     def count(self, name: str) -> int:
         """Records in a collection: a modality's fragments, or PAGES."""

@@ -30,8 +30,9 @@ from rag.ingest.pdf import (
     printed_page_number,
     text_fragments,
 )
+from rag.ingest.statements import document_frames, page_frames
 from rag.ingest.tables import find_page_tables, layout_model_threads, row_text
-from rag.records import BBox, Fragment, ParsedDocument, Table
+from rag.records import BBox, Fragment, ParsedDocument, StatementFrame, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
 
@@ -66,7 +67,8 @@ def parse_pdf(
 
 def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: str | None = None) -> ParsedDocument:
     """The searchable stage: each page's text layer as paragraphs (a table's rows one by one: its table is
-    not read yet), its page text and printed number, here and now (about a second for a hundred pages).
+    not read yet), its page text and printed number, and the statements' figures (`frames`), here and now
+    (about a second for a hundred pages).
     Pages without a usable layer are left for OCR (`unread_pages`); a page that fails here is read, and
     reported, by the complete parse."""
     checks: list[str] = []
@@ -74,20 +76,34 @@ def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: 
         to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
         parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=doc.page_count, fragments=[],
                                 warnings=checks, unread_pages=to_read)
+        frames = []
         for page in doc:
             n = page.number + 1
             try:
                 blocks = [] if n in to_read else page_rows(page)
-                parsed.page_labels[n] = printed_page_number(page)
+                words = page.get_text("words")
+                parsed.page_labels[n] = printed_page_number(page, words=words)
             except Exception:  # noqa: BLE001 - the complete parse reads it again and reports why it fails
                 continue
             parsed.search_texts[n] = "\n".join(text for _, text in blocks)
             parsed.page_texts[n] = page_text(blocks, [])
             parsed.fragments += text_fragments(blocks, n, parsed.doc_id, file, settings.min_block_chars,
                                                settings.max_block_chars, [])
+            if n not in to_read:
+                frames.append(_statements(words, n, parsed))
+        parsed.frames = document_frames(frames, "\n".join(parsed.search_texts.values()))
     if not parsed.fragments and not to_read:
         raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
     return parsed
+
+
+def _statements(words: list, page: int, parsed: ParsedDocument) -> list[StatementFrame]:
+    """A page's statement frames; a page whose figures cannot be read is reported, not fatal."""
+    try:
+        return page_frames(words, page, parsed.doc_id, parsed.file)
+    except Exception as exc:  # noqa: BLE001 - its text is searchable all the same
+        parsed.warnings.append(f"page {page}: statement figures not read ({failure(exc)})")
+        return []
 
 
 def pdf_charts(data: bytes, file: str, settings: IngestSettings, pages: list[int] | None = None,

@@ -104,12 +104,13 @@ def page_blocks(page: pymupdf.Page) -> list[tuple[BBox, str]]:
     return blocks
 
 
-def printed_page_number(page: pymupdf.Page, band: float = 0.08) -> str:
-    """The page number printed in the top or bottom margin ("" if none): users cite pages by it."""
+def printed_page_number(page: pymupdf.Page, band: float = 0.08, words: list | None = None) -> str:
+    """The page number printed in the top or bottom margin ("" if none): users cite pages by it. `words`: the
+    page's `get_text("words")` when the caller has them already."""
     height = page.rect.height
     found = [
         (min(y0, height - y1), text)
-        for _x0, y0, _x1, y1, text, *_ in page.get_text("words")
+        for _x0, y0, _x1, y1, text, *_ in (page.get_text("words") if words is None else words)
         if _PAGE_NUMBER.fullmatch(text) and not 1900 <= int(text) <= 2100  # years in footers
         and (y1 < band * height or y0 > (1 - band) * height)
     ]

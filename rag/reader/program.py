@@ -6,6 +6,11 @@ or `exec`: it is parsed with `ast` and interpreted node by node. Allowed: number
 lists, tuples, names bound by the program, arithmetic, round/abs/min/max/sum/len/float/int and
 subscripts. No attributes, imports, loops or function definitions, no dunder anywhere; powers and sizes
 are bounded (with no loop, a program of 2,000 characters ends at once).
+
+A `Program` is a metric over a document's statements: named inputs, each a row as printed (or an analyst's
+word for it) and a fiscal year, and one formula over their names ("revenue / avg(ppe_2018, ppe_2019)",
+numbers, + - * / ** and abs/min/max/round/avg only). `compute` looks every input up by code
+(rag/reader/lookup.py) and runs the formula; `shown` cites each input's printed figure and page.
 """
 
 from __future__ import annotations
@@ -13,7 +18,13 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from rag.reader.lookup import Lookup, Similarity, value
+from rag.records import SCALES, StatementFrame
 
 MAX_SOURCE_CHARS = 2000
 MAX_EXPONENT = 64
@@ -143,3 +154,163 @@ def _bounded(value: Any) -> Any:
     if isinstance(value, (list, tuple, str)) and len(value) > MAX_ITEMS:
         raise ComputeError("result too large")
     return value
+
+
+# Programs over a document's statements
+
+FORMULA_FUNCTIONS = ("abs", "min", "max", "round", "avg")
+_FORMULA_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd)
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,40}$")
+_WHAT = {ast.Attribute: "attribute access", ast.Subscript: "subscripts", ast.Lambda: "lambda",
+         ast.List: "lists", ast.Tuple: "tuples", ast.Dict: "dicts", ast.Compare: "comparisons", ast.BoolOp: "and/or",
+         ast.IfExp: "if/else", ast.ListComp: "comprehensions", ast.GeneratorExp: "comprehensions",
+         ast.NamedExpr: "assignments", ast.JoinedStr: "strings"}
+
+
+class Input(BaseModel):
+    """One figure a program needs: a statement row as printed (or an analyst's word for it), its fiscal
+    year, and the statement that holds it when the question names one."""
+
+    name: str
+    label: str
+    year: str
+    statement: str | None = None
+
+    @field_validator("year", mode="before")
+    @classmethod
+    def _year_text(cls, year) -> str:
+        return str(year)
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, name: str) -> str:
+        if not _NAME.match(name) or name in FORMULA_FUNCTIONS:
+            raise ValueError(f"an input's name is a letter then letters, digits or _, not a function: {name!r}")
+        return name
+
+
+class Program(BaseModel):
+    """A metric as named inputs and one formula over them: "revenue / avg(ppe_2018, ppe_2019)"."""
+
+    inputs: list[Input] = Field(min_length=1)
+    formula: str
+
+
+class Used(BaseModel):
+    """An input as it was found: its name and the figure's lookup."""
+
+    name: str
+    lookup: Lookup
+
+
+class Computed(BaseModel):
+    """A program's result, in the statements' scale when its inputs share one (else in units), with every
+    input as printed and where."""
+
+    value: float
+    formula: str
+    inputs: list[Used]
+    scale: str | None = None
+    currency: str | None = None
+
+
+def check_formula(formula: str, names: set[str]) -> ast.Expression:
+    """The formula parsed, or ComputeError saying what in it is not allowed: only numbers, the inputs' names,
+    + - * / ** and brackets, and abs, min, max, round and avg."""
+    if len(formula) > 500:
+        raise ComputeError(f"formula too long ({len(formula)} characters)")
+    try:
+        tree = ast.parse(formula.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ComputeError(f"syntax error in the formula: {exc.msg}") from None
+    for node in ast.walk(tree):
+        _check(node, names)
+    return tree
+
+
+def _check(node: ast.AST, names: set[str]) -> None:
+    if isinstance(node, (ast.Expression, ast.Load, ast.BinOp, ast.UnaryOp, *_FORMULA_OPERATORS)):
+        return
+    if isinstance(node, (ast.operator, ast.unaryop)):
+        raise ComputeError(f"not allowed in a formula: the operator {type(node).__name__}")
+    if isinstance(node, ast.Constant):
+        if not _is_number(node.value):
+            raise ComputeError(f"not allowed in a formula: the constant {node.value!r}")
+    elif isinstance(node, ast.Name):
+        if node.id not in names and node.id not in FORMULA_FUNCTIONS:
+            raise ComputeError(f"not allowed in a formula: the name {node.id!r} (inputs: {', '.join(sorted(names))})")
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute):
+            _check(node.func, names)
+        if not isinstance(node.func, ast.Name) or node.func.id not in FORMULA_FUNCTIONS or node.keywords:
+            called = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+            raise ComputeError(f"not allowed in a formula: calling {called} (only {', '.join(FORMULA_FUNCTIONS)}, "
+                               "without keywords)")
+    elif isinstance(node, ast.Attribute):
+        raise ComputeError(f"not allowed in a formula: attribute access (.{node.attr})")
+    else:
+        raise ComputeError(f"not allowed in a formula: {_WHAT.get(type(node), type(node).__name__)}")
+
+
+def compute(program: Program, frames: list[StatementFrame], similarity: Similarity | None = None) -> Computed:
+    """Every input looked up (`NotFound` names the first that is not), then the formula run on their values. A
+    dash in a statement is nil: 0. Inputs in different scales are taken in units first."""
+    names = [i.name for i in program.inputs]
+    if len(set(names)) != len(names):
+        raise ComputeError(f"two inputs share a name: {names}")
+    check_formula(program.formula, set(names))
+    used = [Used(name=i.name, lookup=value(frames, i.label, i.year, i.statement, similarity)) for i in program.inputs]
+    scales = {u.lookup.scale for u in used if u.lookup.scale}
+    scale = scales.pop() if len(scales) == 1 else None
+    values = {u.name: (u.lookup.value or 0.0) * (SCALES.get(u.lookup.scale or "", 1.0) if scale is None else 1.0)
+              for u in used}
+    result = run_program(program.formula.strip(), {**values, "avg": _avg})
+    if not _is_number(result):
+        raise ComputeError(f"the formula gave {result!r}, not a number")
+    currencies = {u.lookup.currency for u in used if u.lookup.currency}
+    return Computed(value=float(result), formula=program.formula.strip(), inputs=used, scale=scale,
+                    currency=currencies.pop() if len(currencies) == 1 else None)
+
+
+def _avg(*values: float) -> float:
+    flat = [v for item in values for v in (item if isinstance(item, (list, tuple)) else [item])]
+    if not flat:
+        raise ComputeError("avg() of nothing")
+    return sum(flat) / len(flat)
+
+
+Unit = str  # "ratio" | "percent" | "money"
+
+
+def in_unit(result: float, unit: Unit = "ratio", scale: str | None = None, asked: str | None = None,
+            decimals: int | None = None) -> float:
+    """A result as asked: a ratio as it is, a percentage ×100, money from the statements' `scale` to the
+    `asked` one ("thousand", "million", "billion"; None: units); rounded to `decimals` when given."""
+    if unit == "percent":
+        result *= 100
+    elif unit == "money" and asked != scale:
+        result = result * SCALES.get(scale or "", 1.0) / SCALES.get(asked or "", 1.0)
+    return round(result, decimals) if decimals is not None else result
+
+
+def shown(computed: Computed, unit: Unit = "ratio", asked: str | None = None, decimals: int = 2) -> str:
+    """The result and its formula with every input's printed value and page, then what each input is:
+    "24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 282 [p. 69], ppe_2019 253 [p. 69]) · revenue: Total net
+    revenues, 2019; …"."""
+    number = in_unit(computed.value, unit, computed.scale, asked, decimals)
+    text = f"{number:,.{decimals}f}"
+    if unit == "percent":
+        text += "%"
+    elif unit == "money":  # the sign before the currency: "-$749.4 million"
+        sign, text = ("-", text[1:]) if text.startswith("-") else ("", text)
+        text = f"{sign}{computed.currency or ''}{text}{' ' + asked if asked else ''}"
+    by_name = {u.name: u.lookup for u in computed.inputs}
+
+    def cited(match: re.Match) -> str:
+        found = by_name.get(match.group(0))
+        return f"{match.group(0)} {found.printed} [p. {found.page}]" if found else match.group(0)
+
+    formula = re.sub(r"\b[A-Za-z]\w*\b", cited, computed.formula)
+    scale = f" ({computed.currency or ''} in {computed.scale}s)".replace("( ", "(") if computed.scale else ""
+    what = "; ".join(f"{u.name}: {u.lookup.label}, {u.lookup.period}" for u in computed.inputs)
+    return f"{text} = {formula} · {what}{scale}"

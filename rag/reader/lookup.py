@@ -1,0 +1,284 @@
+"""Lookups by code: one figure of a document's statements (`value`), found by its row's label and a fiscal
+year, within the statement asked for (else any), a statement before a note's table.
+
+A row is found by its label's likeness to the label asked (rapidfuzz: half token-set ratio, which forgives
+words the page adds, "Inventories, net (Note 6)", half plain ratio, which keeps "Deferred revenue" below
+"Revenue"), or to the statement wordings of the GLOSSARY concept the label names; an injected `similarity`
+(the embedder's cosine) can take part. A year is matched to a column's fiscal year ("2019", "FY2019", "fiscal
+2019") or to its header as printed ("January 28, 2023"). A lookup that finds nothing raises `NotFound`,
+whose message says which row and year it sought. An analyst's "unadjusted" or "as reported" figure is the
+statement's own; an amount paid out (capex, dividends, buybacks) is positive, as analysts use it, though its
+statement prints it as an outflow.
+
+GLOSSARY: the words analysts use → the statement that holds the figure, and the wordings statements print
+(in order of preference: a total before its parts). Written once, for every company's filings:
+
+- revenue (sales, net sales, top line) → income statement: total net revenues, total revenues, net sales, …
+- COGS (cost of goods sold, cost of sales, cost of revenue) → income statement: cost of sales, cost of revenue(s),
+  cost of goods sold, cost of products sold, total cost of revenue(s)
+- gross profit (gross margin) · operating income (operating profit, EBIT, income from operations) ·
+  net income (net earnings, net profit; attributable to the company before including minority interests)
+  · interest expense · income tax expense → income statement
+- PP&E (fixed assets, property, plant and equipment) → balance sheet: property and equipment, net; property,
+  plant and equipment, net; net property and equipment; land, buildings and equipment
+- inventory, accounts receivable, accounts payable, cash, total current assets, total current liabilities,
+  total assets, total liabilities, shareholders' equity, long-term debt → balance sheet
+- capex (capital expenditures) → cash flows: purchases of / additions to / payments for property (plant) and
+  equipment, capital expenditures, capital spending
+- D&A (depreciation and amortization) · cash from operations (operating cash flow, CFO) → net cash provided
+  by operating activities · dividends paid → cash dividends paid, dividends paid · share repurchases → cash flows
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import NamedTuple
+
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
+
+from rag.records import StatementFrame, StatementKind
+
+MIN_SCORE = 75.0  # a label less alike than this is another row
+_KIND_BONUS = 15.0  # the statement asked for, over another that prints a like row
+_STATEMENT_BONUS = 8.0  # a statement's row, over a note's table that repeats it
+# and up to 3 more for a long table: the statement itself, over a summary of it (selected financial data)
+
+
+class Concept(NamedTuple):
+    kind: StatementKind
+    said: tuple[str, ...]  # analysts' words
+    printed: tuple[str, ...]  # statements' wordings, preferred first
+    spent: bool = False  # an amount paid out, which a cash flow statement prints as an outflow: "(460.8)"
+
+
+_PPE = ("property and equipment net", "property plant and equipment net", "net property and equipment",
+        "net property plant and equipment", "property and equipment", "property plant and equipment",
+        "land buildings and equipment", "property equipment and software net")
+GLOSSARY: dict[str, Concept] = {
+    "revenue": Concept("income_statement", ("revenue", "revenues", "sales", "top line", "turnover"), (
+        "total net revenues", "total net revenue", "total revenues", "total revenue", "net revenues", "net revenue",
+        "revenues", "revenue", "total net sales", "net sales", "net operating revenues", "operating revenues",
+        "sales", "revenues net")),
+    "cogs": Concept("income_statement", ("cogs", "cost of goods sold", "cost of sales", "cost of revenue",
+                                         "cost of revenues", "cost of goods"), (
+        "total cost of revenues", "total cost of revenue", "total cost of sales", "cost of sales", "cost of revenues",
+        "cost of revenue", "cost of goods sold", "cost of products sold", "cost of goods sold excluding depreciation")),
+    "gross profit": Concept("income_statement", ("gross profit", "gross margin"), ("gross profit", "gross margin")),
+    "operating income": Concept("income_statement", ("operating income", "operating profit", "ebit",
+                                                     "income from operations", "operating earnings"), (
+        "operating income", "operating profit", "income from operations", "operating income loss",
+        "income loss from operations", "earnings from operations", "operating earnings")),
+    "net income": Concept("income_statement", ("net income", "net earnings", "net profit", "profit", "earnings"), (
+        "net income", "net earnings", "net income attributable to", "net earnings attributable to",
+        "net income loss", "net income loss attributable to common shareholders")),
+    "interest expense": Concept("income_statement", ("interest expense",),
+                                ("interest expense", "interest expense net")),
+    "income tax": Concept("income_statement", ("income tax expense", "income taxes", "tax expense"), (
+        "income tax expense", "provision for income taxes", "income taxes", "income tax provision")),
+    "ppe": Concept("balance_sheet", ("pp&e", "ppe", "net ppe", "net pp&e", "fixed assets", "net fixed assets",
+                                     "property plant and equipment", "property and equipment", *_PPE), _PPE),
+    "inventory": Concept("balance_sheet", ("inventory", "inventories"), (
+        "inventories", "inventory", "merchandise inventories", "inventories net", "total inventories")),
+    "accounts receivable": Concept("balance_sheet", ("accounts receivable", "receivables", "trade receivables"), (
+        "accounts receivable net", "receivables net", "trade accounts receivable net", "trade receivables net",
+        "accounts receivable", "receivables")),
+    "accounts payable": Concept("balance_sheet", ("accounts payable", "payables", "trade payables"), (
+        "accounts payable", "trade accounts payable", "accounts payable trade", "trade payables")),
+    "cash": Concept("balance_sheet", ("cash", "cash and cash equivalents"), (
+        "cash and cash equivalents", "cash and equivalents")),
+    "total current assets": Concept("balance_sheet", ("total current assets", "current assets"),
+                                    ("total current assets",)),
+    "total current liabilities": Concept("balance_sheet", ("total current liabilities", "current liabilities"),
+                                         ("total current liabilities",)),
+    "total assets": Concept("balance_sheet", ("total assets", "assets"), ("total assets",)),
+    "total liabilities": Concept("balance_sheet", ("total liabilities", "liabilities"), ("total liabilities",)),
+    "equity": Concept("balance_sheet", ("shareholders equity", "stockholders equity", "equity", "book value"), (
+        "total shareholders equity", "total stockholders equity", "total equity")),
+    "long-term debt": Concept("balance_sheet", ("long term debt",), ("long term debt", "long term debt net")),
+    "capex": Concept("cash_flows", ("capex", "capital expenditures", "capital expenditure", "capital spending"), (
+        "capital expenditures", "purchases of property and equipment", "purchases of property plant and equipment",
+        "additions to property and equipment", "additions to property plant and equipment",
+        "payments for property and equipment", "payments for property plant and equipment",
+        "capital spending", "acquisitions of property and equipment", "expenditures for property and equipment",
+        "purchases of property equipment and software", "purchases of land buildings and equipment"), spent=True),
+    "d&a": Concept("cash_flows", ("d&a", "da", "depreciation and amortization", "depreciation & amortization"), (
+        "depreciation and amortization", "depreciation amortization and other", "depreciation and amortization expense",
+        "depreciation")),
+    "cash from operations": Concept("cash_flows", ("cash from operations", "operating cash flow", "cfo",
+                                                   "cash flow from operations", "cash from operating activities"), (
+        "net cash provided by operating activities", "net cash provided by used in operating activities",
+        "net cash from operating activities", "cash provided by operating activities",
+        "total cash provided by operating activities", "net cash provided by operations",
+        "cash provided by operations", "net cash used in provided by operating activities")),
+    "dividends paid": Concept("cash_flows", ("dividends paid", "dividends", "cash dividends"), (
+        "dividends paid", "cash dividends paid", "dividends paid to shareholders", "payments of dividends",
+        "cash dividends", "dividends paid on common stock", "cash dividends paid to shareholders"), spent=True),
+    "share repurchases": Concept("cash_flows", ("share repurchases", "buybacks", "stock repurchases"), (
+        "repurchase of common stock", "repurchases of common stock", "purchases of treasury stock",
+        "share repurchases", "repurchases of common stock and dividends"), spent=True),
+}
+
+_STATEMENTS: dict[str, StatementKind] = {
+    "balance sheet": "balance_sheet", "financial position": "balance_sheet", "financial condition": "balance_sheet",
+    "cash flow": "cash_flows", "income statement": "income_statement", "p l": "income_statement",
+    "profit and loss": "income_statement", "statement of income": "income_statement",
+    "statement of operations": "income_statement", "statement of earnings": "income_statement",
+    "operations": "income_statement", "earnings": "income_statement", "equity": "equity",
+}
+_KINDS: tuple[StatementKind, ...] = ("balance_sheet", "income_statement", "cash_flows", "equity", "other")
+_KIND_NAMES = {"balance_sheet": "balance sheet", "income_statement": "income statement",
+               "cash_flows": "cash flow statement", "equity": "statement of equity", "other": "other tables"}
+
+Similarity = Callable[[str, str], float]  # (label asked, label printed) → 0..1
+
+
+class Lookup(BaseModel):
+    """One figure found: what was asked, the row and column it was read from, as printed, and where."""
+
+    asked: str
+    value: float | None = Field(description="None where the statement prints a dash")
+    printed: str
+    label: str
+    section: list[str] = Field(default_factory=list)
+    period: str
+    year: int | None = None
+    page: int
+    file: str = ""
+    doc_id: str = ""
+    kind: StatementKind
+    title: str
+    scale: str | None = None  # None for a per-share figure too
+    currency: str | None = None
+    score: float
+
+
+class NotFound(LookupError):
+    """No row like the one asked, with a figure for the year asked: the message says which."""
+
+    def __init__(self, label: str, period: str | int, statement: str | None = None, detail: str = "") -> None:
+        self.label, self.period, self.statement = label, str(period), statement
+        named = _KIND_NAMES.get(statement or "", statement)
+        where = f" in the {named}" if named else ""
+        super().__init__(f"no row for '{label}' in {period}{where}{detail}")
+
+
+def value(frames: list[StatementFrame], label: str, period: str | int, statement: str | None = None,
+          similarity: Similarity | None = None) -> Lookup:
+    """The figure of the row most like `label` in the column of `period`, preferring the statement asked
+    (a kind, "balance sheet", "P&L", …), else the one the glossary names for the label."""
+    year, header = period_of(period)
+    asked, label = label, _AS_REPORTED.sub(" ", label).strip() or label  # a statement prints reported figures
+    concept = concept_of(label)
+    kind = statement_kind_of(statement) or (concept.kind if concept else None)
+    wordings = [label, *(concept.printed if concept else ())]
+    best: tuple[float, int] | None = None
+    found: Lookup | None = None
+    for frame in frames:
+        col = column_of(frame, year, header)
+        if col is None:
+            continue
+        bonus = (_KIND_BONUS if kind and frame.kind == kind else 0.0) + \
+            (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
+        for row in frame.rows:
+            if not row.cells[col]:
+                continue
+            score = label_score(wordings, row.label, similarity)
+            if score < MIN_SCORE:
+                continue
+            rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
+            if best is None or rank > best:
+                best = rank
+                found = Lookup(
+                    asked=label, value=row.values[col], printed=row.cells[col], label=row.label, section=row.section,
+                    period=frame.periods[col].header, year=frame.periods[col].year, page=frame.page, file=frame.file,
+                    doc_id=frame.doc_id, kind=frame.kind, title=frame.title, currency=frame.currency,
+                    scale=None if row.per_share else frame.scale, score=round(score, 1))
+    if found is None:
+        raise NotFound(asked, period, statement or kind)
+    if concept and concept.spent and found.value is not None:  # an amount spent is an amount, not a sign
+        found = found.model_copy(update={"value": abs(found.value)})
+    return found.model_copy(update={"asked": asked})
+
+
+def label_score(wordings: list[str], printed: str, similarity: Similarity | None = None) -> float:
+    """How alike a printed label is to the label asked (first) or to its glossary wordings, 0–100; of two
+    wordings as alike, the earlier wins by a hair."""
+    target = normal(printed)
+    best = 0.0
+    for n, wording in enumerate(wordings):
+        asked = normal(wording)
+        if not asked:
+            continue
+        score = 100.0 if asked == target else \
+            0.5 * fuzz.token_set_ratio(asked, target) + 0.5 * fuzz.ratio(asked, target)
+        best = max(best, score - 0.01 * n)
+    if similarity is not None:
+        best = 0.7 * best + 30.0 * similarity(wordings[0], printed)
+    return best
+
+
+_AS_REPORTED = re.compile(r"\b(?:unadjusted|as reported|reported|gaap)\b", re.I)
+_NOTE = re.compile(r"\((?:see )?notes? [\w ,&]+\)|\(\d{1,2}\)|\([a-z]\)|\[\d+\]", re.I)
+
+
+def normal(label: str) -> str:
+    """A label as compared: lower case, "&" as "and", note references and punctuation gone."""
+    text = _NOTE.sub(" ", label.lower().replace("&", " and ").replace("’", "'"))
+    text = re.sub(r"'s?\b", "", text)
+    return " ".join(re.findall(r"[a-z0-9]+", text))
+
+
+def concept_of(label: str) -> Concept | None:
+    """The glossary concept a label names, by analysts' words or a statement's wording."""
+    text = " ".join(w for w in normal(label).split() if not re.fullmatch(r"(fy)?\d{2,4}", w))
+    for name, concept in GLOSSARY.items():
+        if text == normal(name) or text in _said(concept):
+            return concept
+    return None
+
+
+@cache
+def _said(concept: Concept) -> set[str]:
+    return {normal(w) for w in (*concept.said, *concept.printed)}
+
+
+def statement_kind_of(statement: str | None) -> StatementKind | None:
+    """A statement named as a kind ("cash_flows") or in words ("the statement of cash flows", "P&L")."""
+    if not statement:
+        return None
+    if statement in _KINDS:
+        return statement  # type: ignore[return-value]
+    text = normal(statement)
+    for words, kind in _STATEMENTS.items():
+        if words in text:
+            return kind
+    return None
+
+
+_FISCAL = re.compile(r"^(?:fy|fiscal(?: year)?|year)?\s*'?((?:19|20)\d\d|\d\d)$", re.I)
+_ANY_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+
+
+def period_of(period: str | int) -> tuple[int | None, str]:
+    """A period asked as a fiscal year ("2019", "FY2019", "FY19", "fiscal 2019", 2019) or a printed header."""
+    text = str(period).strip()
+    if match := _FISCAL.match(text.replace(" ", " ")):
+        digits = match.group(1)
+        return (int(digits) if len(digits) == 4 else 2000 + int(digits)), ""
+    years = _ANY_YEAR.findall(text)
+    return (int(years[-1]) if years else None), text
+
+
+def column_of(frame: StatementFrame, year: int | None, header: str = "") -> int | None:
+    """The column of a frame for a year or a printed header."""
+    if header:
+        for n, p in enumerate(frame.periods):
+            if normal(p.header) == normal(header):
+                return n
+    for n, p in enumerate(frame.periods):
+        if year is not None and p.year == year:
+            return n
+    return None

@@ -1,0 +1,182 @@
+"""Lookups by code and programs over statements (rag/reader/lookup.py, rag/reader/program.py): a row found by
+an analyst's word or its printed label and a fiscal year, ten kinds of metric computed as programs and shown
+with every input's page, a formula that is not allowed refused with its reason, a missing row named."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+from conftest import BESTBUY, EVAL, PDFS
+
+from rag.ingest.statements import pdf_frames
+from rag.reader.lookup import NotFound, concept_of, period_of, value
+from rag.reader.program import ComputeError, Program, check_formula, compute, in_unit, shown
+
+FIN = EVAL / "fin" / "pdfs"
+
+
+def frames_of(path):
+    with pymupdf.open(path) as doc:
+        return pdf_frames(doc, path.stem, path.name)
+
+
+@pytest.fixture(scope="module")
+def bestbuy():
+    return frames_of(PDFS / BESTBUY)
+
+
+@pytest.fixture(scope="module")
+def nike():
+    return frames_of(FIN / "NIKE_2021_10K.pdf")
+
+
+@pytest.fixture(scope="module")
+def netflix():
+    return frames_of(FIN / "NETFLIX_2015_10K.pdf")
+
+
+@pytest.mark.parametrize(("label", "statement", "printed", "found", "page"), [
+    ("revenue", None, "46,298", "Revenue", 40),
+    ("COGS", None, "36,386", "Cost of sales", 40),
+    ("operating income", "income statement", "1,795", "Operating income", 40),
+    ("net income", None, "1,419", "Net earnings", 40),
+    ("PP&E", None, "2,352", "Net property and equipment", 39),
+    ("inventory", None, "5,140", "Merchandise inventories", 39),
+    ("accounts payable", None, "5,687", "Accounts payable", 39),
+    ("accounts payable", "statement of cash flows", "(1,099)", "Accounts payable", 42),
+    ("total current liabilities", "balance sheet", "8,979", "Total current liabilities", 39),
+    ("capex", None, "(930)", "Additions to property and equipment, net of $35, $46 and $32, respectively, of non-cash "
+                              "capital expenditures", 42),
+    ("D&A", None, "918", "Depreciation and amortization", 42),
+    ("cash from operations", None, "1,824", "Total cash provided by operating activities", 42),
+    ("dividends paid", None, "(789)", "Dividends paid", 42),
+    ("Selling, general and administrative expenses", None, "7,970", "Selling, general and administrative expenses", 40),
+])
+def test_a_row_is_found_by_an_analysts_word_or_its_printed_label(bestbuy, label, statement, printed, found, page):
+    got = value(bestbuy, label, "FY2023", statement)
+    assert (got.printed, got.label, got.page) == (printed, found, page)
+    assert got.period == "January 28, 2023" and got.year == 2023 and got.scale == "million" and got.currency == "$"
+
+
+@pytest.mark.parametrize("period", ["2023", 2023, "FY2023", "FY23", "fiscal 2023", "Fiscal Year 2023", "January 28, 2023"])
+def test_a_fiscal_year_is_asked_in_many_ways(bestbuy, period):
+    assert value(bestbuy, "revenue", period).value == 46298
+
+
+def test_a_statement_is_preferred_to_the_summary_or_note_that_repeats_it(netflix):
+    # the selected financial data (p. 17) prints the same operating income: the statement's page is cited
+    got = value(netflix, "operating income", 2015)
+    assert (got.value, got.page, got.scale, got.kind) == (305826, 40, "thousand", "income_statement")
+
+
+def test_a_per_share_figure_has_no_scale(bestbuy):
+    got = value(bestbuy, "Diluted earnings per share", 2023)
+    assert got.value == 6.29 and got.scale is None
+
+
+def test_a_missing_row_or_year_says_which_it_sought(bestbuy):
+    with pytest.raises(NotFound, match=r"no row for 'capital expenditures' in 2019 in the cash flow statement"):
+        value(bestbuy, "capital expenditures", 2019)
+    with pytest.raises(NotFound, match=r"no row for 'goodwill impairment of unicorns' in FY2023"):
+        value(bestbuy, "goodwill impairment of unicorns", "FY2023")
+
+
+def test_glossary_and_periods():
+    assert concept_of("PP&E").kind == "balance_sheet" and concept_of("capex").kind == "cash_flows"
+    assert concept_of("Net sales").kind == "income_statement" and concept_of("goodwill") is None
+    assert period_of("FY2019") == (2019, "") and period_of("Feb. 1, 2020") == (2020, "Feb. 1, 2020")
+
+
+def program(formula, *inputs):
+    return Program(formula=formula, inputs=[{"name": n, "label": label, "year": year} for n, label, year in inputs])
+
+
+# (frames, program, unit, scale asked, decimals, expected): ten kinds of metric analysts ask for
+METRICS = {
+    "lookup": ("bestbuy", program("revenue", ("revenue", "revenue", 2023)), "money", "billion", 3, 46.298),
+    "ratio": ("bestbuy", program("tca / tcl", ("tca", "total current assets", 2023), ("tcl", "total current liabilities", 2023)),
+              "ratio", None, 2, 0.98),
+    "growth": ("bestbuy", program("(r23 - r22) / r22", ("r23", "revenue", 2023), ("r22", "revenue", 2022)),
+               "percent", None, 1, -10.6),
+    "3-year average": ("bestbuy", program("avg(r21, r22, r23)", ("r21", "revenue", 2021), ("r22", "revenue", 2022),
+                                          ("r23", "revenue", 2023)), "money", "million", 0, 48440),
+    "CAGR": ("bestbuy", program("(r23 / r21) ** (1 / 2) - 1", ("r21", "revenue", 2021), ("r23", "revenue", 2023)),
+             "percent", None, 2, -1.03),
+    "margin": ("bestbuy", program("oi / revenue", ("oi", "operating income", 2023), ("revenue", "revenue", 2023)),
+               "percent", None, 1, 3.9),
+    "working capital": ("bestbuy", program("tca - tcl", ("tca", "total current assets", 2023),
+                                           ("tcl", "total current liabilities", 2023)), "money", "million", 0, -177),
+    "average of two years": ("nike", program("cogs / avg(inv_2020, inv_2021)", ("cogs", "COGS", 2021),
+                                             ("inv_2020", "inventories", 2020), ("inv_2021", "inventories", 2021)),
+                             "ratio", None, 2, 3.46),
+    "sum": ("netflix", program("oi + da", ("oi", "operating income", 2015), ("da", "D&A", 2015)),
+            "money", "million", 3, 368.109),
+    "change": ("bestbuy", program("cash_2023 - cash_2022", ("cash_2023", "cash and cash equivalents", 2023),
+                                  ("cash_2022", "cash and cash equivalents", 2022)), "money", "million", 0, -1062),
+}
+
+
+@pytest.mark.parametrize("kind", METRICS)
+def test_ten_metric_kinds_as_programs(kind, request):
+    frames, prog, unit, asked, decimals, expected = METRICS[kind]
+    computed = compute(prog, request.getfixturevalue(frames))
+    assert in_unit(computed.value, unit, computed.scale, asked, decimals) == expected
+    assert all(f"[p. {u.lookup.page}]" in shown(computed, unit, asked, decimals) for u in computed.inputs)
+
+
+def test_a_result_is_shown_with_each_input_its_printed_figure_and_page(nike):
+    computed = compute(METRICS["average of two years"][1], nike)
+    assert (computed.scale, computed.currency) == ("million", "$")
+    assert shown(computed) == (
+        "3.46 = cogs 24,576 [p. 59] / avg(inv_2020 7,367 [p. 61], inv_2021 6,854 [p. 61]) · cogs: Cost of sales, 2021; "
+        "inv_2020: Inventories, 2020; inv_2021: Inventories, 2021 ($ in millions)")
+
+
+def test_money_keeps_the_statements_scale_and_converts_to_the_one_asked(netflix, bestbuy):
+    computed = compute(program("oi + da", ("oi", "operating income", 2015), ("da", "D&A", 2015)), netflix)
+    assert computed.scale == "thousand" and computed.value == 368109
+    assert in_unit(computed.value, "money", "thousand", "billion", 4) == 0.3681
+    assert shown(computed, "money", "million", 1).startswith("$368.1 million = oi 305,826 [p. 40] + da 62,283 [p. 42]")
+    # a dash is nil: Best Buy's equity in income of affiliates was "-" in fiscal 2021
+    assert compute(program("x", ("x", "Equity in income of affiliates", 2021)), bestbuy).value == 0
+
+
+@pytest.mark.parametrize(("formula", "why"), [
+    ("__import__('os')", "not allowed in a formula: calling __import__"),
+    ("revenue.real", r"attribute access \(\.real\)"),
+    ("__import__('os').system('true')", r"attribute access \(\.system\)"),
+    ("open('/etc/passwd')", "calling open"),
+    ("x_unknown * 2", "the name 'x_unknown'"),
+    ("[revenue][0]", "subscripts|lists"),
+    ("revenue if revenue else 0", "if/else"),
+    ("revenue > 0", "comparisons"),
+    ("revenue // 2", "operator FloorDiv"),
+    ("(lambda: 1)()", "lambda|calling"),
+    ("round(revenue, ndigits=2)", "calling round"),
+    ("'a' * 3", "the constant 'a'"),
+    ("revenue +", "syntax error"),
+])
+def test_a_formula_that_is_not_allowed_is_refused_with_its_reason(bestbuy, formula, why):
+    with pytest.raises(ComputeError, match=why):
+        compute(program(formula, ("revenue", "revenue", 2023)), bestbuy)
+
+
+def test_the_evaluator_still_bounds_what_a_formula_computes(bestbuy):
+    with pytest.raises(ComputeError, match="exponent too large"):
+        compute(program("revenue ** 100", ("revenue", "revenue", 2023)), bestbuy)
+    with pytest.raises(ComputeError, match="division by zero"):
+        compute(program("revenue / (revenue - revenue)", ("revenue", "revenue", 2023)), bestbuy)
+    check_formula("abs(a) / max(b, 1) + min(a, b) * round(avg(a, b), 2) ** 2", {"a", "b"})
+
+
+def test_a_program_with_a_missing_row_names_it(bestbuy):
+    prog = program("ebitda / revenue", ("ebitda", "adjusted EBITDA", 2023), ("revenue", "revenue", 2023))
+    with pytest.raises(NotFound, match="no row for 'adjusted EBITDA' in 2023"):
+        compute(prog, bestbuy)
+
+
+def test_an_input_name_must_be_a_plain_name():
+    with pytest.raises(ValueError, match="input's name"):
+        Program(formula="x", inputs=[{"name": "__class__", "label": "revenue", "year": 2023}])
+    with pytest.raises(ValueError, match="input's name"):
+        Program(formula="avg", inputs=[{"name": "avg", "label": "revenue", "year": 2023}])
