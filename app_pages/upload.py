@@ -68,6 +68,22 @@ def charts_read(ws: Workspace, doc_id: str) -> None:
             chart_card(ws, doc_id, table)
 
 
+def statements_read(ws: Workspace, doc_id: str) -> None:
+    """The document's statements as the metric skill reads them: rows by period, scale, page."""
+    frames = ws.store.frames(doc_id)
+    statements = [f for f in frames if f.kind != "other"]
+    if not statements:
+        return
+    others = len(frames) - len(statements)
+    label = f"{len(statements)} statement page{'s' * (len(statements) != 1)} read as data" + \
+        (f" (and {others} other tables by year)" if others else "")
+    with st.expander(label, icon=":material/table:"):
+        for frame in statements:
+            scale = f" · {frame.currency or ''} in {frame.scale}s".replace("  ", " ") if frame.scale else ""
+            st.caption(f"p. {frame.page} · {frame.title} · {frame.kind.replace('_', ' ')}{scale}")
+            st.dataframe(frame.to_dataframe(printed=True), hide_index=True)
+
+
 def counts(fragments: dict[str, int]) -> str:
     return " · ".join(f"{n} {MODALITY_NAMES[m]}" for m, n in fragments.items())
 
@@ -101,6 +117,7 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
     for warning in doc.warnings[:3] if doc.status == "complete" else []:
         st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
+    statements_read(ws, doc.doc_id)
 
 
 @st.fragment(run_every=1.0)

@@ -207,8 +207,9 @@ def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tm
 
 
 def test_statement_values_in_the_chat(page, tmp_path):
-    """Two Best Buy lookups asked in the chat: the value read off its row with the scale its statement
-    states, the statement's page cited (pages 2 and 1 of the uploaded cut). Seconds from the question to the
+    """Two Best Buy lookups asked in the chat: the value looked up in its statement with the scale the statement
+    states, the statement's page cited (pages 2 and 1 of the uploaded cut); then a ratio computed by a program, its
+    inputs and their pages shown. Seconds from the question to the
     answer on screen go to test-artifacts/statement-timings.json (issue 39's figure: ≤ 15 s)."""
     from playwright.sync_api import expect
 
@@ -238,5 +239,25 @@ def test_statement_values_in_the_chat(page, tmp_path):
         expect(reply.get_by_text(re.compile(rf"^\$?{number} million\b.*\[p\. {cited}\]")).first).to_be_visible()
         expect(reply.get_by_text(f"Cited page {cited} · bestbuy-statements.pdf").first).to_be_attached()
     shot(page, "09-statement-values")
+
+    # A ratio: the model writes the program, code looks up its inputs; the hop box shows the program and a table
+    # of its inputs with their pages, and each input's page is cited (a click opens it).
+    page.locator('[data-testid="stChatInputTextArea"]').fill(
+        "What is Best Buy's FY2023 current ratio? It is defined as total current assets divided by total current "
+        "liabilities. Round your answer to two decimal places.")
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    reply = messages.nth(5)
+    expect(reply.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
+    expect(reply.get_by_text(re.compile(r"^0\.98 = .*8,802 \[p\. 1\].*8,979 \[p\. 1\]")).first).to_be_visible()
+    reply.locator('[data-testid="stExpander"]').first.locator("summary").click()
+    expect(reply.locator('[data-testid="stCode"]').first).to_contain_text("/")
+    inputs = reply.locator('[data-testid="stTable"]').filter(has_text="printed").first
+    expect(inputs).to_contain_text("8,802")
+    expect(inputs).to_contain_text("p. 1")
+    citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page 1 · bestbuy-statements.pdf")
+    citation.first.locator("summary").click()
+    expect(citation.first.locator('[data-testid="stImage"]')).to_be_visible()
+    shot(page, "09b-statement-ratio")
     (ARTIFACTS / "statement-timings.json").write_text(json.dumps(seconds, indent=2))
     print("seconds from question to answer on screen:", seconds)

@@ -157,6 +157,7 @@ class Computation(HopEvent):
     program: str
     result: str | None = None
     error: str | None = None
+    inputs: list[dict] = Field(default_factory=list, description="each input: row, period, printed, page")
 
     style: ClassVar[Style] = "step"
 

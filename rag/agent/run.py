@@ -40,7 +40,7 @@ from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.outline import outline
 from rag.reader.counts import counting_program
 from rag.reader.program import ComputeError, run_program
-from rag.records import LAST_PAGE, SearchResult
+from rag.records import LAST_PAGE, SearchResult, StatementFrame
 from rag.trace import TraceWriter, redact
 
 MISSING = "<missing>"
@@ -201,6 +201,12 @@ class PageSource:
 
     def text(self, page: PageRef) -> str:
         return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
+
+    def frames(self, hits) -> list[StatementFrame]:
+        """The statement frames of the one document searched, or of the document the best hit is in: a
+        metric is one company's."""
+        doc_id = self.docs[0].doc_id if len(self.docs) == 1 else hits[0].fragment.doc_id if hits else None
+        return self.store.frames(doc_id) if doc_id else []
 
     def outline_text(self) -> str:
         return "\n\n".join(outline(self.store, d.doc_id).text(40) for d in self.docs[:3])

@@ -17,7 +17,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from rag.agent.run import drain
-from rag.eval import mmlongbench
+from rag.eval import mmlongbench, units
 from rag.eval.modes import MODES, plain_index, stream_mode
 from rag.eval.qa import SOURCE_MODALITY, Question, ingest_referenced, load_questions
 from rag.eval.retrieval import RETRIEVAL_K, modality_hits
@@ -27,7 +27,6 @@ from rag.trace import load_trace
 
 SOURCE_NAMES = {"Pure-text (Plain-text)": "text", "Pure-text": "text", "Generalized-text (Layout)": "layout",
                 "Layout": "layout", "Table": "table", "Chart": "chart", "Figure": "figure"}
-SCORINGS = ("strict", "mmlongbench")
 # (questions done, total, last row, running accuracy)
 EvalProgress = Callable[[int, int, dict, float], None]
 
@@ -117,6 +116,7 @@ def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) ->
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
         "answer_type": result.answer_type, "program": result.program, "skill": result.skill,
+        **({"unit": q.unit, "metric": units.metric_kind(q.question, q.unit)} if q.unit else {}),
         "time": time_parts(load_trace(Path(result.trace))),
     }
     return _score(row)
@@ -140,7 +140,7 @@ def time_parts(spans: list[dict]) -> dict:
     return {k: round(v, 3) for k, v in parts.items()}
 
 
-SCORE_KEY = {"strict": "correct", "mmlongbench": "score_mmlongbench"}
+SCORE_KEY = {"strict": "correct", "mmlongbench": "score_mmlongbench", "units": "score_units"}
 
 
 def _score(row: dict) -> dict:
@@ -148,6 +148,8 @@ def _score(row: dict) -> dict:
     row["correct"] = score(row["short_answer"] or row["answer"], row["gold"], row["format"])
     row["correct_prose"] = score(row["answer"], row["gold"], row["format"])
     row["score_mmlongbench"] = mmlongbench.score(row["short_answer"], row["gold"], row["format"])
+    if row.get("unit"):
+        row["score_units"] = units.score(row["short_answer"], str(row["gold"]), row["unit"])
     row["failure"] = failure(row)
     return row
 
@@ -231,6 +233,18 @@ def by_kind(rows: list[dict], key: str) -> dict:
             for kind, group in sorted(kinds.items())}
 
 
+def by_metric(rows: list[dict]) -> dict:
+    """An analyst's set per kind of metric asked (lookup, ratio, growth, average), scored in the unit asked."""
+    kinds = defaultdict(list)
+    for r in rows:
+        kinds[r.get("metric") or "other"].append(r)
+    return {kind: {"questions": len(group), "right": sum(bool(r.get("score_units")) for r in group),
+                   "p50_s": _percentiles([r["seconds"] for r in group])["p50"],
+                   "p95_s": _percentiles([r["seconds"] for r in group])["p95"],
+                   "tokens_p50": _percentiles([model_tokens(r) for r in group])["p50"]}
+            for kind, group in sorted(kinds.items())}
+
+
 def model_tokens(row: dict) -> int:
     """The model tokens a question cost, prompt and generated: they do not depend on the machine."""
     return row["tokens"].get("prompt", 0) + row["tokens"].get("completion", 0)
@@ -279,6 +293,8 @@ def summarize(rows: list[dict]) -> dict:
         "time_parts_mean": {k: round(statistics.mean(r.get("time", {}).get(k, 0) for r in rows), 2)
                             for k in sorted({k for r in rows for k in r.get("time", {})})},
         "by_kind": by_kind(rows, "score_mmlongbench"),
+        **({"accuracy_units": _rate([r["score_units"] for r in rows]), "by_metric": by_metric(rows)}
+           if any(r.get("unit") for r in rows) else {}),
         "skills": skills(rows, "score_mmlongbench"),
         "errors": sum(bool(r["error"]) for r in rows),
         "failures": dict(sorted(failures.items())),

@@ -29,6 +29,7 @@ class Question(BaseModel):
     evidence_sources: list[str] = Field(default_factory=list)
     unanswerable: bool = False
     doc_type: str = ""
+    unit: str | None = Field(None, description="the unit an analyst's metric is asked in (rag/eval/units.py)")
 
     @property
     def modalities(self) -> list[Modality]:

@@ -62,6 +62,10 @@ def kinds_table(summary: dict) -> str:
     for kind, k in summary.get("by_kind", {}).items():
         lines.append(f"| {kind} | {k['questions']} | {_pct(k['answerable'])} | {_pct(k['unanswerable'])} | "
                      f"{_pct(k['overall'])} | {k['p50_s']} |")
+    if summary.get("by_metric"):
+        lines += ["", "| metric (scored in the unit asked) | n | right | p50 / p95 s | tokens p50 |", "|---|---|---|---|---|"]
+        lines += [f"| {kind} | {k['questions']} | {k['right']} | {k['p50_s']} / {k['p95_s']} | {k['tokens_p50']} |"
+                  for kind, k in summary["by_metric"].items()]
     lines += ["", "| skill | answered | right |", "|---|---|---|"]
     lines += [f"| {name} | {k['answered']} | {k['right']} |" for name, k in summary.get("skills", {}).items()]
     return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""The metric skill (rag/reader/skills/metric.py): the model's program held by a schema, code's lookups, units and
+rounding, and in the agent the program, its inputs and their pages in the hop box and the trace; a missing row
+said with the answer. The model's replies are scripted here (control flow only); the real model writes programs in
+tests/test_metric_real.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pymupdf
+import pytest
+from conftest import BESTBUY, EVAL, PDFS, local_settings, pages_of
+from scripted_llm import ScriptedLLM
+
+from rag.agent.events import Computation, PageRead
+from rag.agent.run import ask
+from rag.ingest.statements import pdf_frames
+from rag.models.structured import StructuredReply
+from rag.reader.question import understand
+from rag.reader.skills import metric
+from rag.workspace import Workspace
+
+FIN = EVAL / "fin" / "pdfs"
+TURNOVER = ("What is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 "
+            "COGS) / (average inventory between FY2020 and FY2021). Round your answer to two decimal places.")
+
+
+def program(*inputs: tuple[str, str, str, str], formula: str) -> str:
+    return json.dumps({"inputs": [{"name": n, "label": label, "year": y, "statement": s} for n, label, y, s in inputs],
+                       "formula": formula})
+
+
+@pytest.fixture(scope="module")
+def nike():
+    with pymupdf.open(FIN / "NIKE_2021_10K.pdf") as doc:
+        return pdf_frames(doc, "nike", "NIKE_2021_10K.pdf")
+
+
+def solve(question: str, reply: str, frames):
+    async def call(purpose, messages, model, max_tokens):
+        return StructuredReply(value=model.model_validate_json(reply), text=reply)
+
+    return asyncio.run(metric.solve(understand(question), frames, call))
+
+
+def test_a_metric_question_on_statements_gets_the_skill_and_others_do_not(nike):
+    assert metric.applies(understand(TURNOVER), nike)
+    assert metric.applies(understand("What was Nike's revenue in fiscal 2021?"), nike), "a statement's word"
+    assert not metric.applies(understand("What was Nike's revenue in fiscal 1994?"), nike), "a year no column holds"
+    assert not metric.applies(understand("Who signed the report in 2021?"), nike)
+
+
+def test_code_looks_up_computes_and_rounds_and_every_input_has_its_page(nike):
+    got = solve(TURNOVER, program(("cogs", "cost of sales", "2021", "income statement"),
+                                  ("inv_2020", "inventories", "2020", "balance sheet"),
+                                  ("inv_2021", "inventories", "2021", "balance sheet"),
+                                  formula="cogs / avg(inv_2020, inv_2021)"), nike)
+    s = got.solution
+    assert s.short() == "3.46" and s.by == "code" and s.skill == "metric"
+    assert s.value.startswith("3.46 = cogs 24,576 [p. 59] / avg(inv_2020 7,367 [p. 61], inv_2021 6,854 [p. 61])")
+    assert [i["page"] for i in s.inputs] == [59, 61, 61] and {p.page for p in s.pages} == {59, 61}
+
+
+def test_a_percentage_is_made_by_code_and_money_in_the_scale_asked(nike):
+    margin = "What is Nike's FY2021 gross margin in percent? Round to one decimal place."
+    got = solve(margin, program(("gp", "gross profit", "2021", "income statement"),
+                                ("rev", "revenues", "2021", "income statement"), formula="gp / rev * 100"), nike)
+    assert got.solution.short() == "44.8", "the formula's own * 100 is not applied twice"
+    billions = "What were Nike's FY2021 total assets in USD billions?"
+    got = solve(billions, program(("ta", "total assets", "2021", "balance sheet"), formula="ta"), nike)
+    assert got.solution.short() == "37.74" and "billion" in got.solution.value
+
+
+def test_a_missing_row_or_a_program_not_allowed_says_why(nike):
+    got = solve(TURNOVER, program(("staff", "number of employees", "2021", "income statement"), formula="staff"), nike)
+    assert got.solution is None and got.reason.startswith("no row for 'number of employees' in 2021")
+    got = solve(TURNOVER, program(("cogs", "cost of sales", "2021", "income statement"),
+                                  formula="__import__('os').system('true')"), nike)
+    assert got.solution is None and got.reason.startswith("the program was refused")
+
+
+@pytest.fixture(scope="module")
+def bestbuy_statements(tmp_path_factory, embed_model):
+    """Best Buy's statements (pp. 38–43 of its 10-K), searchable from their text layer only."""
+    ws = Workspace(local_settings(tmp_path_factory.mktemp("bby")), embed_model=embed_model)
+    report = ws.ingest(pages_of(BESTBUY, list(range(38, 44))), BESTBUY, wait="searchable")
+    assert report.stage == "searchable", report
+    return ws
+
+
+def test_the_agent_answers_a_metric_by_code_with_its_inputs_cited(bestbuy_statements, tmp_path):
+    reply = program(("revenue", "revenue", "2023", "income statement"), formula="revenue")
+    events: list = []
+    result = ask(bestbuy_statements, ScriptedLLM(replies=[reply]), "What was Best Buy's revenue in fiscal 2023?",
+                 trace_dir=tmp_path, on_event=events.append)
+    assert result.answer.startswith("$46,298 million = revenue 46,298 [p. 3]"), result.answer
+    assert result.skill == "metric" and result.citations[0]["page"] == 3
+    [computed] = [e for e in events if isinstance(e, Computation)]
+    assert computed.program == "revenue" and computed.inputs[0]["printed"] == "46,298"
+
+
+def test_a_missing_row_is_said_when_no_page_holds_the_answer(bestbuy_statements, tmp_path):
+    reply = program(("staff", "number of employees", "2023", "balance sheet"), formula="staff")
+    nothing = json.dumps({"found": False, "answer": ""})
+    events: list = []
+    result = ask(bestbuy_statements, ScriptedLLM(replies=[reply] + [nothing] * 6),
+                 "How many employees did Best Buy have in fiscal 2023?", trace_dir=tmp_path, on_event=events.append)
+    assert any(isinstance(e, PageRead) for e in events), "pages are read after the lookup failed"
+    assert result.answer.startswith("Not in the documents: no row for 'number of employees' in 2023"), result.answer
+    assert any(isinstance(e, Computation) and e.error for e in events)
+
+
+def test_an_amount_spent_is_positive_and_an_unadjusted_figure_is_the_statements(nike):
+    fcf = "What is Nike's FY2021 free cash flow, cash from operations less capex? Answer in USD millions."
+    got = solve(fcf, program(("cfo", "cash from operations", "2021", "cash flow statement"),
+                             ("capex", "capital expenditures", "2021", "cash flow statement"), formula="cfo - capex"), nike)
+    [cfo, capex] = got.solution.inputs
+    assert capex["printed"].startswith("(") and got.solution.short() == str(round(6657 - 695)), got.solution.value
+    got = solve("What was Nike's unadjusted cost of sales in FY2021?",
+                program(("cogs", "unadjusted cost of sales", "2021", "income statement"), formula="cogs"), nike)
+    assert got.solution and got.solution.inputs[0]["printed"] == "24,576", got.reason
+
+
+def test_a_program_for_a_year_the_question_does_not_name_is_not_run(nike):
+    got = solve(TURNOVER, program(("cogs", "cost of sales", "2019", "income statement"), formula="cogs"), nike)
+    assert got.solution is None and "2019, a year the question does not name" in got.reason
+    spanned = "What is the FY2019 - FY2021 3 year average of cost of sales?"
+    got = solve(spanned, program(*[(f"c{y}", "cost of sales", str(y), "income statement") for y in (2019, 2020, 2021)],
+                                 formula="avg(c2019, c2020, c2021)"), nike)
+    assert got.solution is not None, "a year between those named is asked too"
