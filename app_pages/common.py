@@ -84,6 +84,9 @@ def sidebar(ws: Workspace) -> None:
             "Page text the model reads (tokens)", 100, 4000, reader.page_tokens, step=50, key="page_tokens",
             help="A longer page is read as its best lines: every token costs time on a CPU.")
         reader.max_pages = st.slider("Pages read at most", 1, 6, reader.max_pages, key="max_pages")
+        reader.budget_s = float(st.slider(
+            "Seconds to read in (time budget)", 5, 120, int(reader.budget_s), key="budget_s",
+            help="Another page is begun only when the model's measured speed says it ends within this time."))
         st.caption(f"Preset: {settings.preset}")
         st.caption("These settings are this browser tab's own: other users of the server keep theirs.")
 
@@ -163,6 +166,9 @@ def render_event(ws: Workspace, event: HopEvent, cited: frozenset[str] = frozens
             fragment_card(ws, hit, hit.fragment.id in cited)
     elif isinstance(event, Computation):
         st.code(event.program, language="python")
+        if event.inputs:  # each input as printed and where: the answer's citations open those pages
+            st.table(pd.DataFrame([{"input": i["name"], "row": i["row"], "period": i["period"], "printed": i["printed"],
+                                    "page": f"p. {i['page']}"} for i in event.inputs]), hide_index=True)
     elif details := event.details():
         st.caption(" · ".join(_escape(d) for d in details))
 
@@ -199,7 +205,7 @@ def status_label(event: HopEvent) -> str | None:
     if isinstance(event, Stop):
         return "Reading the evidence …"
     if isinstance(event, Draft):
-        return f"Reading p. {event.page}: “{_shorten(event.text, 120)}” …"
+        return f"Reading p. {event.page}: “{_shorten(event.text, 120)}” …" if event.text else f"Reading p. {event.page} …"
     if isinstance(event, PageRead):
         return f"Read p. {event.page}: {'answer found' if event.found else 'no answer, reading on'} …"
     if isinstance(event, AnswerEvent):

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from rag.eval import MODES
+from rag.eval import MODES, SCORINGS
 from rag.settings import Settings
 from rag.trace import redact
 
@@ -121,8 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-hops", type=int)
     p.add_argument("--out", type=Path, help="results folder (default: EVAL_DIR/<mode>)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
-    p.add_argument("--scoring", default="strict", choices=["strict", "mmlongbench"],
-                   help="which scorer the progress bar and the breakdowns use (both are always computed)")
+    p.add_argument("--scoring", default="strict", choices=SCORINGS,
+                   help="which scorer the progress bar uses (all are always computed; units: an analyst's metric "
+                        "in the unit its question asks, for sets that name it)")
     p.add_argument("--json", action="store_true")
     _retrieval_switches(p)
     p.set_defaults(func=cmd_eval)
@@ -134,10 +135,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_charts)
 
+    p = sub.add_parser("tables", help="a document's financial statements as data: rows by fiscal year, scale, page")
+    p.add_argument("doc", help="doc id, id prefix or file name of an ingested document, or a PDF file's path")
+    p.add_argument("--kind", choices=["balance_sheet", "income_statement", "cash_flows", "equity", "other"],
+                   action="append", help="only frames of this kind (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tables)
+
     p = sub.add_parser("report", help="compare evaluation results folders side by side")
     p.add_argument("runs", nargs="+", type=Path, help="results folders written by eval")
     p.add_argument("--out", type=Path, default=Path("eval-report"), help="where report.md and report.html go")
     p.add_argument("--rescore", action="store_true", help="score the answers again with the current scorer first")
+    p.add_argument("--checks", action="store_true",
+                   help="for each run: the right answers each check rejected and the wrong ones it stopped")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks")
@@ -404,6 +414,41 @@ def cmd_charts(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_tables(args, settings: Settings) -> int:
+    path = Path(args.doc)
+    if path.suffix.lower() == ".pdf" and path.is_file():
+        from rag.ingest.statements import pdf_frames
+
+        doc_id, file, frames = "", path.name, pdf_frames(path, "", path.name)
+    else:
+        store = _workspace(settings).store
+        doc = store.resolve(args.doc)
+        doc_id, file, frames = doc.doc_id, doc.file, store.frames(doc.doc_id)
+    frames = [f for f in frames if not args.kind or f.kind in args.kind]
+    lines = [line for f in frames for line in _frame_lines(f)]
+    payload = {"doc_id": doc_id, "file": file, "frames": [f.model_dump(mode="json") for f in frames]}
+    _emit(args, payload, "\n".join(lines) or f"no statements found in {file}")
+    return 0
+
+
+def _frame_lines(frame) -> list[str]:
+    """A frame as the page prints it: headings once, rows indented under them, figures in columns."""
+    unit = " ".join(x for x in (frame.currency, f"in {frame.scale}s" if frame.scale else "") if x)
+    out = [f"p. {frame.page} · {frame.kind} · {frame.title or '(no title)'}{f' ({unit})' if unit else ''}"]
+    widths = [max(12, len(p.header)) for p in frame.periods]
+    out.append(" " * 62 + "  ".join(f"{p.header:>{w}}" for p, w in zip(frame.periods, widths)))
+    shown: list[str] = []
+    for row in frame.rows:
+        for depth, name in enumerate(row.section):
+            if shown[depth:depth + 1] != [name]:
+                out.append(f"{'  ' * depth}{name}"[:62])
+                shown = shown[:depth] + [name]
+        shown = shown[:len(row.section)]
+        label = f"{'  ' * len(row.section)}{row.label}"
+        out.append(f"{label[:60]:62}" + "  ".join(f"{c:>{w}}" for c, w in zip(row.cells, widths)))
+    return [*out, ""]
+
+
 def cmd_report(args, settings: Settings) -> int:
     from rag.eval.report import write_comparison
 
@@ -412,6 +457,13 @@ def cmd_report(args, settings: Settings) -> int:
 
         for run in args.runs:
             rescore(run)
+    if args.checks:
+        from rag.eval import checks
+        from rag.eval.report import load_run
+
+        for run in args.runs:
+            print(f"{run}\n\n{checks.markdown(load_run(run)[1])}\n")
+        return 0
     print(write_comparison(args.runs, args.out))
     print(f"report: {args.out / 'report.md'}, {args.out / 'report.html'}")
     return 0

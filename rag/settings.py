@@ -88,16 +88,27 @@ class ReaderSettings(BaseModel):
     """How the pages found become an answer (rag/reader)."""
 
     # Skills besides reading a page (rag/reader/skills): "outline" counts the document's pages, figures,
-    # tables and appendices. Code comparisons, counts and arithmetic were tried as skills and did not gain on
-    # the wide set (docs/results.md).
-    skills: list[str] = Field(default_factory=lambda: ["outline"])
+    # tables and appendices; "metric" computes a figure of the statements (a lookup, ratio, change, average)
+    # by a program the model writes over lookups code does.
+    skills: list[str] = Field(default_factory=lambda: ["outline", "metric"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
-    # pages remain).
-    max_pages: int = 1  # the embedded model's second page rarely answers and often answers wrongly
+    # pages remain and the time budget lasts).
+    max_pages: int = 4
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
-    # (rag/reader/pages.py). Every token is read on the CPU; a server model reads whole pages.
-    page_tokens: int = 200
+    # (rag/reader/pages.py). ~1,500 tokens hold most pages whole.
+    page_tokens: int = 1500
+    # Seconds a question may spend before another page is begun: the next page is read only when the
+    # model's measured speed says it ends within the budget (the first page is always read).
+    budget_s: float = 22.0
+    # The model's page-reading speed (prompt tokens a second) until the first read measures it.
+    tokens_per_s: float = 80.0
+    # The checks that reject an answer (rag/reader/verify.py CHECKS): only those that stop more wrong
+    # answers than they reject right ones on dev and wide (docs/results.md). Every page read records the
+    # verdict of all of them.
+    checks: list[str] = Field(default_factory=lambda: [
+        "year_on_page", "decisive_line", "values_on_page", "words_on_page", "has_number", "number_line", "words_line",
+        "in_lines_read"])
 
 
 class LLMSettings(BaseModel):
@@ -194,12 +205,13 @@ class Settings(BaseModel):
 
 
 PRESETS: dict[str, Settings] = {
-    # The embedded 1.5B model on two cores: the best page's best lines, one call. Measured in
-    # docs/results.md.
+    # The embedded 1.5B model on two cores: pages read whole, best first, until one answers or the time
+    # budget is spent. Measured in docs/results.md.
     "embedded": Settings(preset="embedded"),
     # A model behind a server (OPENAI_BASE_URL, OPENAI_API_KEY): whole pages, more of them, and the
     # ReAct step searches again when two pages fail.
-    "server": Settings(preset="server", reader=ReaderSettings(page_tokens=2500, max_pages=4)),
+    "server": Settings(preset="server", reader=ReaderSettings(page_tokens=2500, max_pages=6, budget_s=60.0,
+                                                              tokens_per_s=1000.0)),
     # The paper's design exactly, for ablations and comparisons.
     "paper": Settings(
         preset="paper",

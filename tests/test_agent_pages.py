@@ -117,3 +117,25 @@ def test_a_page_read_waiting_for_the_model_is_stopped(run):
                                   control=StopWhenQueued(after=0.5))
     assert result.stop_reason == "stopped" and result.error is None and llm.prompts == []
     assert [e.kind for e in events][-2:] == ["stop", "answer"] and not reads(events)
+
+
+def test_a_check_not_enforced_is_recorded_and_lets_the_answer_stand(run):
+    """Every page read records each check its answer failed; only the enforced ones reject it."""
+    invented = page(True, "Latinos expect a quarterly dividend of 4.7 billion", "no such line")
+    result, events, _ = run([invented], max_hops=1, reader_settings={"max_pages": 1, "checks": ["year_on_page"]})
+    [read] = reads(events)
+    assert read.found and "values_on_page" in read.checks and read.short
+    assert result.answer.startswith("Latinos expect") and result.skill == "read_page"
+
+    result, events, _ = run([invented], max_hops=1, reader_settings={"max_pages": 1, "checks": ["values_on_page"]})
+    [read] = reads(events)
+    assert not read.found and read.reason == "its numbers are not on the page" and read.short, "what it gave is kept"
+    assert result.short_answer == "Not answerable"
+
+
+def test_no_page_is_begun_that_the_time_budget_cannot_hold(run):
+    """The first page is always read; the next only when the model's measured speed says it ends in time."""
+    result, events, _ = run([page(False)] * 3, max_hops=1, reader_settings={"max_pages": 3, "budget_s": 0.0})
+    assert len(reads(events)) == 1 and "time to read more" in result.answer
+    result, events, _ = run([page(False)] * 3, max_hops=1, reader_settings={"max_pages": 3, "budget_s": 600.0})
+    assert len(reads(events)) == 3 and "time to read more" not in result.answer

@@ -140,8 +140,8 @@ def test_set_takes_any_settings_type_from_text():
 
 
 def test_the_preset_follows_the_kind_of_model(monkeypatch):
-    """One settings preset per kind of model: the embedded one reads a page's best lines, a server's model
-    whole pages and more of them; a named preset wins."""
+    """One settings preset per kind of model: a server's model reads longer pages, more of them, in a larger
+    time budget; a named preset wins."""
     from rag.settings import Settings
 
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
@@ -150,7 +150,8 @@ def test_the_preset_follows_the_kind_of_model(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     server = Settings.from_env()
     assert (embedded.preset, server.preset) == ("embedded", "server")
-    assert server.reader.page_tokens > 4 * embedded.reader.page_tokens and server.reader.max_pages > embedded.reader.max_pages
+    assert server.reader.page_tokens > embedded.reader.page_tokens and server.reader.max_pages > embedded.reader.max_pages
+    assert server.reader.budget_s > embedded.reader.budget_s, "a server's model gets a larger time budget"
     assert Settings.from_env("paper").preset == "paper" and Settings.from_env().for_trace()["preset"] == "server"
     with pytest.raises(ValueError, match="unknown preset"):
         Settings.from_env("fast")

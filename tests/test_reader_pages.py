@@ -17,7 +17,7 @@ from rag.reader.answer import Solution, not_found, valued
 from rag.reader.pages import PageRef, best_lines, candidates
 from rag.reader.question import understand
 from rag.reader.skills import page_skills
-from rag.reader.skills.read_page import NUMBER_CHARS, reply_model
+from rag.reader.skills.read_page import reply_model
 from rag.reader.verify import as_printed, in_asked_column, on_page, values_on_page, why_not
 from rag.records import Fragment, Hit
 from rag.settings import IngestSettings
@@ -138,7 +138,8 @@ def test_a_number_answer_is_held_to_a_value_and_its_unit_a_choice_to_its_options
 
     number = next(r for r in rules("How many stores?") if r.startswith("answer ::="))
     assert "char" not in number and '","' in " ".join(rules("How many stores?")), "digits in groups of three"
-    assert next(r for r in rules("Who signed it?") if r.startswith("answer ::=")).count("char") > NUMBER_CHARS
+    assert next(r for r in rules("Who signed it?") if r.startswith("answer ::=")).count("char") >= 300, \
+        "a span's bound no right answer meets"
     assert "Foreign born Latinos" in " ".join(rules("Which is larger? Foreign born Latinos, or the US born?"))
 
 
@@ -195,10 +196,11 @@ def test_a_number_reply_is_a_figure_as_printed():
     import re
 
     from rag.reader.skills.read_page import NUMBER_PATTERN
-    printed = ["41,190", "$5,466,312", "(34)", "36%", "4.2 MW", "12 ms", "2015", "-749,439", "$9,912 million", "0.25"]
+    printed = ["41,190", "$5,466,312", "(34)", "36%", "2015", "-749,439", "0.25"]
     runaway = ["41,190,000,000,000,000", "0.4123456789012", "222222222222222222222222", "1039.88-608.34=431.54"]
+    words = ["4.2 MW PWNED", "4.2 MW", "$9,912 million"]  # the unit and scale come from the page, by code
     assert all(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in printed)
-    assert not any(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in runaway)
+    assert not any(re.fullmatch(NUMBER_PATTERN.strip("^$"), v) for v in runaway + words)
 
 
 def test_a_reply_cut_off_while_the_model_ran_on_keeps_what_it_had_written():

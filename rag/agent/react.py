@@ -37,6 +37,7 @@ from rag.agent.stop import stop_reason
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
 from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
+from rag.reader.skills import metric
 from rag.reader.answer import PICTURES_UNREAD, PageReading
 from rag.reader.pages import PageRef, Similarity, candidates
 from rag.records import SearchResult
@@ -126,16 +127,25 @@ class DocAgent(Workflow):
                 return self.finish(counted)
             if question.pictures:  # what a photo shows is not in the text: say so, guess nothing
                 return self.finish(None, PICTURES_UNREAD)
+            if "metric" in cfg.skills and metric.applies(question, frames := self.source.frames(state.best_hits())):
+                got = await metric.solve(question, frames, self.ask)
+                if got.solution:
+                    return self.finish(got.solution)
+                self.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
+                self.pages.before = got.reason  # no row for …: said with the answer if no page holds one
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
         queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
         if not queue or len(self.pages.read_pages) >= cfg.max_pages:
             return self.finish(None)
+        if not self.pages.fits(queue[0], time.time() - state.started):
+            return self.finish(None, self.pages.out_of_time())
+        self.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
         got = await self.pages.read(queue[0])
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
         if self.mode == "agent" and self.since_search >= cfg.pages_per_search and state.hops < state.settings.max_hops \
-                and len(self.pages.read_pages) < cfg.max_pages:
+                and len(self.pages.read_pages) < cfg.max_pages and time.time() - state.started < cfg.budget_s:
             self.since_search = 0
             read = ", ".join(f"p. {p.page}" for p in self.pages.read_pages)
             self.reasoning.append(ObservationReasoningStep(observation=prompts.PAGES_WITHOUT_ANSWER.format(pages=read)))
@@ -150,7 +160,7 @@ class DocAgent(Workflow):
         else:
             if solution.program:
                 self.emit(Computation(run_id=self.state.run_id, hop=self.state.hops, program=solution.program,
-                                      result=solution.value))
+                                      result=solution.value, inputs=solution.inputs))
             self.result = Answer(answer=solution.sentence(), short_answer=solution.short(), answer_type=solution.asked,
                                  citations=[self.cite(p, solution.line or solution.sentence()) for p in solution.pages],
                                  program=solution.program, skill=solution.skill)

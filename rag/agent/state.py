@@ -25,6 +25,7 @@ class RunState:
     settings: AgentSettings
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     run_id: str = field(default_factory=new_run_id)
+    started: float = field(default_factory=time.time)
     doc_ids: list[str] | None = None
     many_files: bool = False
     hops: int = 0

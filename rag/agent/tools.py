@@ -18,6 +18,7 @@ from llama_index.core.tools import FunctionTool
 from rag import prompts
 from rag.agent.events import HopEnd, HopStart, Paraphrase
 from rag.agent.state import RunState
+from rag.guard import withhold_instructions
 from rag.records import Hit, SearchResult
 from rag.text import content_words
 
@@ -126,7 +127,7 @@ class SearchTools:
 def observation(state: RunState, hits: list[Hit], new_ids: list[str]) -> str:
     """What the search step learns from a hop: counts, pages, the best fragment, what is still missing."""
     missing = missing_words(state)
-    best = f'"{hits[0].fragment.text[:160]}" (p. {hits[0].fragment.page})' if hits else "nothing"
+    best = f'"{withhold_instructions(hits[0].fragment.text)[:160]}" (p. {hits[0].fragment.page})' if hits else "nothing"
     pages = ", ".join(str(p) for p in dict.fromkeys(h.fragment.page for h in hits)) or "none"
     return prompts.OBSERVATION.format(count=len(hits), new=len(new_ids), pages=pages, best=best,
                                       missing=", ".join(missing) or "none")

@@ -30,6 +30,25 @@ class Pages(Protocol):
     def text(self, page: PageRef) -> str: ...
 
 
+class Speed:
+    """The model's page-reading speed in this process (prompt tokens a second, the reply included),
+    measured on every page read: the time budget is sized from it."""
+
+    def __init__(self) -> None:
+        self.rate: float | None = None
+
+    def saw(self, tokens: int, seconds: float) -> None:
+        if tokens > 50 and seconds > 0:
+            rate = tokens / seconds
+            self.rate = rate if self.rate is None else 0.7 * self.rate + 0.3 * rate
+
+    def seconds(self, tokens: int, default_rate: float) -> float:
+        return tokens / (self.rate or default_rate)
+
+
+SPEED = Speed()
+
+
 class PageReader:
     """Reads one question's pages, one per call of `read`, and remembers which it read."""
 
@@ -40,25 +59,43 @@ class PageReader:
         self.call, self.emit = call, emit
         self.skills = page_skills(question, set(settings.skills))
         self.read_pages: list[PageRef] = []
+        self.before = ""  # what a skill before page reading found missing ("no row for …")
 
     @property
     def read_keys(self) -> set[tuple[str, int]]:
         return {p.key for p in self.read_pages}
 
     async def read(self, page: PageRef) -> Read:
-        """The page's best lines read by the first skill that applies, reported to `emit`."""
+        """The page's best lines read by the first skill that applies, checked, reported to `emit`."""
         q, whole = self.question, self.pages.text(page)
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
         view = PageView(ref=page, text=text, whole=whole)
         start, skill = time.time(), self.skills[0]
         got = await skill.solve(q, view, partial(self.call, page=page.page)) if text.strip() else \
             Read(reason="the page has no text")
+        given = got.solution
+        if given and (enforced := [why for name, why in got.failed.items() if name in self.settings.checks]):
+            got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
+        SPEED.saw(self.count_tokens(text), time.time() - start)
         self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=skill.name,
-                              found=got.solution is not None, answer=got.solution.sentence() if got.solution else "",
-                              reason=got.reason, said=got.said, tokens=self.count_tokens(text), t_start=start,
-                              t_end=time.time()))
+                              found=got.solution is not None, answer=given.sentence() if given else "",
+                              short=given.short() if given else "", checks=got.failed, reason=got.reason,
+                              said=got.said, tokens=self.count_tokens(text), t_start=start, t_end=time.time()))
         return got
 
+    def fits(self, page: PageRef, spent: float) -> bool:
+        """Whether reading `page` still fits the question's time budget, by the model's measured speed; the
+        first page is always read."""
+        if not self.read_pages:
+            return True
+        tokens = min(self.count_tokens(self.pages.text(page)), int(self.settings.page_tokens * 1.5))
+        return spent + SPEED.seconds(tokens, self.settings.tokens_per_s) <= self.settings.budget_s
+
+    def out_of_time(self) -> str:
+        read = ", ".join(f"p. {p.page}" for p in self.read_pages)
+        return f"no page read ({read}) holds the answer, and the time to read more ({self.settings.budget_s:.0f} s) is spent"
+
     def nothing_found(self, reason: str = "") -> tuple[str, str]:
-        return not_found(self.read_pages, reason)
+        answer, short = not_found(self.read_pages, reason)
+        return (answer.replace(": ", f": {self.before}; ", 1) if self.before else answer), short

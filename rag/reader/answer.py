@@ -32,7 +32,9 @@ class PageReading(BaseModel):
     page: int
     skill: str
     found: bool
-    answer: str = ""
+    answer: str = Field("", description="what the page gave, as a person reads it, whether or not it stood")
+    short: str = Field("", description="the same as scored")
+    checks: dict[str, str] = Field(default_factory=dict, description="every check the answer failed, enforced or not")
     reason: str = ""
     said: str = ""
     tokens: int = 0
@@ -50,6 +52,7 @@ class Solution(BaseModel):
     items: list[str] = Field(default_factory=list)
     line: str = ""
     program: str | None = None
+    inputs: list[dict] = Field(default_factory=list, description="a program's inputs: row, period, printed, page")
     pages: list[PageRef] = Field(default_factory=list)
     by: Literal["model", "code"] = "model"
 

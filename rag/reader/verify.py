@@ -124,22 +124,42 @@ def _columns(line: str, header: list[str]) -> dict[str, str]:
     return {year: raw.strip() for year, raw in zip(header, row)} if len(row) == len(header) else {}
 
 
-def why_not(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = ()) -> str | None:
-    """Why an answer does not stand on its page, or None when it does."""
+# Every check that can reject an answer, by name: `ReaderSettings.checks` names those enforced, and each
+# page read records the verdict of all of them, so their cost in right answers is measured
+# (docs/results.md, "Checks that earn their place").
+CHECKS = ("year_on_page", "decisive_line", "values_on_page", "words_on_page", "has_number", "number_line",
+          "words_line", "in_lines_read")
+
+
+def verdicts(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = (),
+             lines_read: str | None = None) -> dict[str, str]:
+    """Each check the answer fails, by name, with why it does not stand on its page."""
     if not answer.strip():
-        return "the answer is empty"
+        return {"empty": "the answer is empty"}
+    failed: dict[str, str] = {}
     if missing := [y for y in years if y not in page]:  # a page of another year does not answer for this one
-        return f"the page does not mention {', '.join(missing)}"
+        failed["year_on_page"] = f"the page does not mention {', '.join(missing)}"
     if asked == "yes_no":
-        return None if on_page(line, page) else "the line that decides it is not on the page"
+        if not on_page(line, page):
+            failed["decisive_line"] = "the line that decides it is not on the page"
+        return failed
     if not values_on_page(answer, page):
-        return "its numbers are not on the page"
+        failed["values_on_page"] = "its numbers are not on the page"
+    elif lines_read is not None and not values_on_page(answer, lines_read):
+        failed["in_lines_read"] = "its numbers are not in the lines read"
     if asked != "number" and not numbers(answer) and not words_on_page(answer, page) and not on_page(answer, page):
-        return "its words are not on the page"  # an answer with numbers is checked by its numbers
+        failed["words_on_page"] = "its words are not on the page"  # an answer with numbers is checked by its numbers
     if asked == "number" and not numbers(answer):
-        return "it holds no number"
-    if asked == "number" and not on_a_line_asked_about(answer, page, terms):
-        return "its number stands on no line about what is asked"
+        failed["has_number"] = "it holds no number"
+    elif asked == "number" and not on_a_line_asked_about(answer, page, terms):
+        failed["number_line"] = "its number stands on no line about what is asked"
     if asked == "text" and not near_a_line_asked_about(answer, page, terms):
-        return "its words stand on no line about what is asked"
-    return None
+        failed["words_line"] = "its words stand on no line about what is asked"
+    return failed
+
+
+def why_not(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = (),
+            enforced: tuple[str, ...] | set[str] = CHECKS, lines_read: str | None = None) -> str | None:
+    """Why an answer does not stand on its page by the enforced checks, or None when it does."""
+    failed = verdicts(answer, line, page, asked, terms, years, lines_read)
+    return next((why for name, why in failed.items() if name == "empty" or name in enforced), None)

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from llama_index.core.llms import ChatMessage, MessageRole
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from rag import prompts
 from rag.guard import withhold_instructions
@@ -33,6 +33,7 @@ class Read(BaseModel):
     solution: Solution | None = None
     said: str = ""
     reason: str = ""
+    failed: dict[str, str] = Field(default_factory=dict, description="the checks the solution failed, by name")
 
 
 class PageSkill(Protocol):

@@ -12,19 +12,21 @@ from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageView, Read, page_messages
-from rag.reader.verify import as_printed, in_asked_column, values_on_page, why_not
+from rag.reader.verify import as_printed, in_asked_column, verdicts
 from rag.text import NUMBER
 
-LINE_CHARS = 200
-TEXT_CHARS = {False: 80, True: 200}  # a span, or the one sentence an open question gets
-NUMBER_CHARS = 24  # room, in reply tokens, for a figure and its unit
-# A figure as a page prints it, with a unit word or two: a small model's runaway digits
+LINE_CHARS = 300
+# Bounds wide enough that no right answer is cut by them (a cut reply lost right sentences): a span, the one
+# sentence an open question gets, a list.
+TEXT_CHARS = {False: 300, True: 500}
+# The figure alone, as the page prints it: its unit and scale come from the page, by code, so no word of
+# the page (a planted one among them) rides along; and a small model's runaway digits
 # ("41,190,000,000,000,0…", "0.41234567890123…") cannot be written.
-NUMBER_PATTERN = (r"^[-(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})([.][0-9]{1,4})?[)]?"
-                  r"( ?[%a-zA-Z]{1,12}){0,2}$")
+NUMBER_PATTERN = r"^-?[(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})([.][0-9]{1,4})?[)]?%?$"
 MAX_ITEMS = 12
-# Room for the JSON around the answer (a digit is a token); a reply cut short keeps only the answer begun.
-REPLY_TOKENS = {"number": 16 + NUMBER_CHARS, "yes_no": 70, "list": 160, "text": 16 + TEXT_CHARS[False] // 2}
+# Reply tokens: the JSON around the answer and the longest answer the schema allows (a token is 3–4
+# characters of a span, a digit is a token), so the schema, not the token bound, ends a reply.
+REPLY_TOKENS = {"number": 48, "yes_no": 24 + LINE_CHARS // 3, "list": 320, "text": 24 + TEXT_CHARS[False] // 3}
 
 
 def reply_model(question: Question) -> type[BaseModel]:
@@ -53,26 +55,27 @@ class ReadPage:
     async def solve(self, question: Question, view: PageView, call: Call) -> Read:
         asked, text = question.asked, view.text
         reply = await call("read page", page_messages(prompts.READ_PAGE_SYSTEM, question, view), reply_model(question),
-                           REPLY_TOKENS[asked] + (60 if question.open else 0))
+                           REPLY_TOKENS[asked] + (TEXT_CHARS[True] // 3 if question.open else 0))
         found, said = reply.value or _cut_short(reply.text, asked), reply.text
         if found is None:
             return Read(said=said[:300], reason=f"the reply did not parse ({reply.error})")
         if not found.found:
             return Read(said=said, reason="the page does not hold the answer")
         if asked == "list":
-            items = [i for i in dict.fromkeys(x.strip() for x in found.answer) if i and not why_not(i, "", text, "text", [])]
-            if not items:
-                return Read(said=said, reason="none of its items is on the page")
-            return Read(said=said, solution=Solution(skill=self.name, asked=asked, items=items, pages=[view.ref]))
+            items = [i for i in dict.fromkeys(x.strip() for x in found.answer) if i]
+            kept = [i for i in items if not verdicts(i, "", text, "text", [])]
+            failed = {} if kept else {"words_on_page": "none of its items is on the page"}
+            solution = Solution(skill=self.name, asked=asked, items=kept or items, pages=[view.ref]) if items else None
+            return Read(said=said, solution=solution, failed=failed, reason="" if items else "the list is empty")
         value = in_asked_column(as_printed(str(found.answer).strip(), text), view.whole, question.years)
         # checked against the whole page: the lines read were chosen for the question's words, so on them
         # every line looks like one about what is asked
-        reason = why_not(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years)
-        if reason or not values_on_page(value, text):
-            return Read(said=said, reason=reason or "its numbers are not in the lines read")
+        failed = verdicts(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years, text)
+        if "empty" in failed:
+            return Read(said=said, reason=failed["empty"])
         shown, short = valued(value, view.whole, question) if asked in ("number", "text") and _a_value(value) else (value, "")
-        return Read(said=said, solution=Solution(skill=self.name, asked=asked, value=shown, short_value=short,
-                                                 line=value, pages=[view.ref]))
+        return Read(said=said, failed=failed, solution=Solution(skill=self.name, asked=asked, value=shown,
+                                                                short_value=short, line=value, pages=[view.ref]))
 
 
 def _a_value(answer: str) -> bool:
