@@ -129,3 +129,13 @@ def test_a_program_for_a_year_the_question_does_not_name_is_not_run(nike):
     got = solve(spanned, program(*[(f"c{y}", "cost of sales", str(y), "income statement") for y in (2019, 2020, 2021)],
                                  formula="avg(c2019, c2020, c2021)"), nike)
     assert got.solution is not None, "a year between those named is asked too"
+
+
+def test_a_choice_a_segments_table_or_a_share_of_nothing_is_left_to_page_reading(nike):
+    assert not metric.applies(understand("Among operations, investing and financing activities, which brought in "
+                                         "the most cash in FY2021?"), nike), "a choice among named things"
+    assert all(f.kind != "other" for f in metric.statements(nike)) and len(metric.statements(nike)) < len(nike)
+    got = solve("What is the change of Nike's gross profit from FY2020 to FY2021, in percent?",
+                program(("gp_2021", "gross profit", "2021", "income statement"),
+                        ("gp_2020", "gross profit", "2020", "income statement"), formula="gp_2021 - gp_2020"), nike)
+    assert got.solution is None and "divides nothing" in got.reason

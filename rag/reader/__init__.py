@@ -77,11 +77,12 @@ class PageReader:
         if given and (enforced := [why for name, why in got.failed.items() if name in self.settings.checks]):
             got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
-        SPEED.saw(self.count_tokens(text), time.time() - start)
+        tokens = self.count_tokens(text)
+        SPEED.saw(tokens, time.time() - start)
         self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=skill.name,
                               found=got.solution is not None, answer=given.sentence() if given else "",
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
-                              said=got.said, tokens=self.count_tokens(text), t_start=start, t_end=time.time()))
+                              said=got.said, tokens=tokens, t_start=start, t_end=time.time()))
         return got
 
     def fits(self, page: PageRef, spent: float) -> bool:

@@ -52,15 +52,22 @@ class ProgramReply(BaseModel):
 
 def applies(question: Question, frames: list[StatementFrame]) -> bool:
     """A figure of a fiscal year the statements print, asked as a number or by a statement's word (revenue,
-    capex, total assets…)."""
+    capex, total assets…); not a choice among things the question names."""
     years = {int(y) for y in question.years}
-    printed = {p.year for f in frames if f.kind != "other" for p in f.periods}
+    printed = {p.year for f in statements(frames) for p in f.periods}
     words = f" {normal(question.task or question.text)} "
     named = any(f" {w} " in words for w in _METRIC_WORDS)
-    return bool(years & printed) and (question.asked == "number" or named)
+    return bool(years & printed) and not question.options and (question.asked == "number" or named)
+
+
+def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
+    """The statements themselves: a note's or a segment's table by year prints figures of other things too
+    (stores, employees, a segment's revenue), which a page read answers with their context."""
+    return [f for f in frames if f.kind != "other"]
 
 
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
+    frames = statements(frames)
     reply = await call("write program", messages(question), ProgramReply, REPLY_TOKENS)
     if reply.value is None:
         return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})")
@@ -69,6 +76,8 @@ async def solve(question: Question, frames: list[StatementFrame], call: Call) ->
     formula = reply.value.formula
     if unit_of(question, formula) == "percent":  # code makes the percentage: a formula's own "* 100" goes
         formula = _TIMES_100.sub("", formula)
+        if "/" not in formula:
+            return Read(said=reply.text, reason="a percentage was asked and the program divides nothing")
     try:
         program = Program(inputs=[Input(**i.model_dump()) for i in reply.value.inputs], formula=formula)
         computed = compute(program, frames)
