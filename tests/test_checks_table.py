@@ -45,3 +45,11 @@ def test_each_check_counts_the_right_answers_it_rejected_and_the_wrong_ones_it_s
     none = checks.simulate(rows, set())
     assert none["answerable"] == 0.5 and none["unanswerable"] == 0.0
     assert "| values_on_page | 0 | 2 | yes |" in checks.markdown(rows)
+
+
+def test_the_enforced_checks_are_checks_the_reader_knows():
+    from rag.reader.verify import CHECKS
+    from rag.settings import PRESETS
+
+    for preset in PRESETS.values():
+        assert set(preset.reader.checks) <= set(CHECKS), preset.preset
