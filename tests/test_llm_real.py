@@ -147,6 +147,9 @@ def test_openai_compatible_server_path_with_the_server_preset(statements, llama_
     assert provider(settings) == "openai-compatible" and settings.preset == "server"
     from rag.agent.run import ask
 
+    metric = ask(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
+    assert metric.skill == "metric" and metric.short_answer == "9912", metric.answer  # the program, by the server
+    settings.reader.skills = ["outline"]  # then the same question read off its page
     result = ask(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "9912", result.answer
     start = load_trace(result.trace)[0]["event"]["settings"]
