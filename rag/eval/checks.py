@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from rag.eval import mmlongbench
+from rag.eval.answers import _percentiles
 from rag.reader.verify import CHECKS
 from rag.trace import load_trace
 
@@ -58,10 +59,9 @@ def simulate(rows: list[dict], enforced: set[str]) -> dict:
     answered = [(with_checks(r, enforced), r) for r in rows]
     ans = [score(s, r) for (s, _), r in answered if not r["unanswerable"]]
     una = [score(s, r) for (s, _), r in answered if r["unanswerable"]]
-    seconds = sorted(t for (_, t), _ in answered)
-    pick = lambda q: seconds[min(len(seconds) - 1, int(q * len(seconds)))] if seconds else 0.0  # noqa: E731
+    seconds = _percentiles([t for (_, t), _ in answered])
     return {"answerable": sum(ans) / max(1, len(ans)), "unanswerable": sum(una) / max(1, len(una)),
-            "p50_s": round(pick(0.5), 1), "p95_s": round(pick(0.95), 1)}
+            "p50_s": seconds["p50"], "p95_s": seconds["p95"]}
 
 
 def markdown(rows: list[dict]) -> str:
