@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rag import jobs
 from rag.agent.events import (
     AnswerEvent,
     Computation,
@@ -19,6 +18,7 @@ from rag.agent.events import (
     Waiting,
 )
 from rag.control import queue_text
+from rag.pipeline import worker
 from rag.records import MODALITY_NAMES, Cell, Hit, Table
 from rag.settings import Settings
 from rag.ui.conversations import Conversations
@@ -34,7 +34,7 @@ def workspace() -> Workspace:
     ws = Workspace()
     ws.warm_up()
     if ws.settings.local_worker:  # tables, charts and OCR of uploads are read here, in the background
-        jobs.host(ws)
+        worker.host(ws)
     return ws
 
 

@@ -7,8 +7,8 @@ from datetime import datetime
 import streamlit as st
 
 from app_pages.common import chart_card, page_image, workspace
-from rag import jobs
-from rag.progress import IngestEstimate
+from rag.pipeline import worker
+from rag.pipeline.progress import IngestEstimate
 from rag.records import MODALITY_NAMES, DocumentInfo, IngestReport
 from rag.workspace import Workspace
 
@@ -25,8 +25,7 @@ def ingest_with_progress(ws: Workspace, data: bytes, name: str, password: str | 
         bar.progress(min(estimate.share(), 1.0), text=f"{name}: {estimate.text()}")
 
     report = ws.ingest(data, name, progress, password=password, wait="searchable")
-    if report.stage in ("searchable", "vectors") and not report.error:
-        jobs.enqueue(ws.settings, report.doc_id)
+    worker.queue_rest(ws.settings, report)
     bar.empty()
     return report
 
@@ -93,7 +92,7 @@ def stage(ws: Workspace, doc: DocumentInfo) -> None:
     if doc.error:
         st.error(f"Reading stopped at {doc.done_pages} of {doc.pages} pages ({doc.error}); it stays "
                  f"{STAGE_NAMES[doc.status]}.", icon=":material/error:")
-        st.button("Retry", key=f"retry_{doc.doc_id}", icon=":material/refresh:", on_click=jobs.retry, args=(ws, doc.doc_id))
+        st.button("Retry", key=f"retry_{doc.doc_id}", icon=":material/refresh:", on_click=worker.retry, args=(ws, doc.doc_id))
     elif doc.status == "searchable":
         st.progress(0.0, text=f":material/hourglass_top: {STAGE_NAMES[doc.status]} · embedding its text, "
                     f"then reading tables, charts and scans: 0 of {doc.pages} pages")

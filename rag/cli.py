@@ -196,12 +196,12 @@ def _emit(args, payload: dict, text: str) -> None:
 
 
 def cmd_ingest(args, settings: Settings) -> int:
-    from rag import jobs
-    from rag.progress import ingest_bar
+    from rag.pipeline import worker
+    from rag.pipeline.progress import ingest_bar
     from rag.records import IngestReport
 
     ws = _workspace(settings)
-    reports = []
+    reports, queued = [], False
     for path in args.files:
         data = _read(path)
         if data is None:
@@ -211,11 +211,10 @@ def cmd_ingest(args, settings: Settings) -> int:
                 report = ws.ingest(data, path.name, progress, wait=args.wait,
                                    password=args.password or os.environ.get("RAG_PDF_PASSWORD"))
         reports.append(report)
-        if report.stage in ("searchable", "vectors") and not report.error:
-            jobs.enqueue(settings, report.doc_id)
+        queued = worker.queue_rest(settings, report) or queued
         if not args.json:
             print(_describe(report), file=sys.stderr if report.status == "error" else sys.stdout)
-    if any(r.stage in ("searchable", "vectors") for r in reports) and jobs.ensure_worker(settings) and not args.json:
+    if queued and worker.ensure_worker(settings) and not args.json:
         print("a worker reads the rest in the background: python -m rag docs shows how far it is")
     ingested = [r for r in reports if r.status == "ingested"]
     pages_per_s = sum(r.pages for r in ingested) / max(sum(r.seconds for r in ingested), 1e-9)
@@ -233,25 +232,25 @@ def cmd_ingest(args, settings: Settings) -> int:
 
 
 def cmd_worker(args, settings: Settings) -> int:
-    from rag import jobs
+    from rag.pipeline import worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     ws = _workspace(settings)
-    if not jobs.claim_store(settings):
+    if not worker.claim_store(settings):
         raise SystemExit("another process on this machine reads this store's documents already")
-    jobs.Worker(ws, threads=args.threads).run(idle_exit_s=args.exit_when_idle)
+    worker.Worker(ws, threads=args.threads).run(idle_exit_s=args.exit_when_idle)
     return 0
 
 
 def cmd_retry(args, settings: Settings) -> int:
-    from rag import jobs
+    from rag.pipeline import worker
 
     ws = _workspace(settings)
     doc = ws.store.resolve(args.doc)
     if doc.status == "complete":
         raise SystemExit(f"{doc.file} is read completely already")
-    jobs.retry(ws, doc.doc_id)
-    jobs.ensure_worker(settings)
+    worker.retry(ws, doc.doc_id)
+    worker.ensure_worker(settings)
     print(f"{doc.file}: queued to be read again")
     return 0
 
@@ -511,7 +510,7 @@ def cmd_bench_faults(args, settings: Settings) -> int:
 
 
 def cmd_bench_ui(args, settings: Settings) -> int:
-    from rag.bench_ui import bench_ui_on_pdf
+    from rag.bench.ui import bench_ui_on_pdf
 
     questions = args.question or ["What is the main finding?", "What do the tables show?", "What does the chart show?",
                                   "Who conducted the survey?"]

@@ -258,19 +258,9 @@ class Retriever:
         sparse = self._sparse(name, scope, n) if hybrid else None
         if sparse is None:
             return [self._hit(name, r.node, cosine_from_chroma(r.score or 0.0)) for r in dense.retrieve(bundle)]
-        fused = [r for r in _fuse([dense, sparse], n).retrieve(bundle) if self._stored(name, r)]
+        fused = _fuse([dense, sparse], n).retrieve(bundle)
         cosines = self._cosines(name, [r.node for r in fused], bundle.embedding)
         return [self._hit(name, r.node, cosines[r.node.node_id], r.score) for r in fused]
-
-    def _stored(self, name: str, found) -> bool:
-        """A keyword hit whose record lacks its metadata (its index was read while a worker in another process
-        rewrote it) is read again from the store; one the store no longer holds is dropped."""
-        if "file" in found.node.metadata:
-            return True
-        stored = self.store.nodes(name, [found.node.node_id])
-        if stored:
-            found.node = stored[0]
-        return bool(stored)
 
     def _sparse(self, name: str, scope: Scope, n: int) -> BaseRetriever | None:
         covered, key = scope.keyed[name]

@@ -128,7 +128,7 @@ class Settings(BaseModel):
     eval_dir: Path = Path("eval")
     chroma_host: str | None = None
     chroma_port: int = 8000
-    # The enrichment queue (rag/jobs.py): SQLite in data_dir when unset, else a Redis URL for a team.
+    # The enrichment queue (rag/pipeline/worker.py): SQLite in data_dir when unset, else a Redis URL for a team.
     queue_url: str | None = None
     # This machine starts a worker for its store (the app's server hosts one, `rag ingest` starts one when
     # none runs); off (RAG_WORKER=off) when a team runs `python -m rag worker` where it wants them.

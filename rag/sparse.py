@@ -4,13 +4,20 @@ The store is the source of truth. An index is named by a fingerprint of the docu
 their versions (a document's version changes when its words do: searchable, then complete), so after
 an add, a delete or a finished enrichment the next search loads (or builds from the store) the index of
 the new set, and a restart finds the saved one on disk instead of rebuilding.
+
+Several processes share one store (the app, `rag ingest`, the worker): a saved index is never written
+over. Each is built in a folder of its own and renamed into place whole; an index of an older set is
+removed only once no process has opened it for `GRACE_S`, so a reader never sees one half deleted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import threading
+import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,6 +41,9 @@ class _Matching(BaseRetriever):
         # The index was built without stop words, but LlamaIndex tokenizes the query with them.
         query = QueryBundle(without_stopwords(query_bundle.query_str) or query_bundle.query_str)
         return [r for r in self._bm25.retrieve(query) if (r.score or 0) > 0 and r.node.ref_doc_id in self._allowed]
+
+
+GRACE_S = 600.0
 
 
 def fingerprint(keys: list[str]) -> str:
@@ -68,6 +78,7 @@ class SparseIndex:
         with self._lock:
             if key != self._key:
                 self._bm25 = self._load(key) or self._build(key, ready)
+                self._remove_unused(key)
                 self._doc_of = np.array([c["doc_id"] for c in self._bm25.corpus] if self._bm25 else [])
                 self._key = key
             return self._bm25, self._doc_of
@@ -77,9 +88,10 @@ class SparseIndex:
         if not path.is_dir():
             return None
         try:
+            os.utime(path)  # opened now: older sets' grace periods are counted from their last opening
             return BM25Retriever.from_persist_dir(str(path), show_progress=False)
-        except Exception:  # a torn or foreign folder: rebuild from Chroma
-            shutil.rmtree(path, ignore_errors=True)
+        except Exception:  # a damaged folder: set aside (a process reading it fails alike), rebuilt from Chroma
+            _rename(path, self.folder / f".{key}.{uuid.uuid4().hex}.damaged")
             return None
 
     def _build(self, key: str, ready: list[str]) -> BM25Retriever | None:
@@ -87,18 +99,33 @@ class SparseIndex:
         if not nodes:
             return None
         bm25 = BM25Retriever.from_defaults(nodes=nodes, language="en")
-        tmp = self.folder / f"{key}.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        bm25.persist(str(tmp), show_progress=False)
-        for old in self.folder.iterdir():  # indexes of earlier document sets
-            if old != tmp:
-                shutil.rmtree(old, ignore_errors=True)
-        tmp.rename(self.folder / key)
+        own = self.folder / f".{key}.{uuid.uuid4().hex}.tmp"
+        own.mkdir(parents=True)
+        bm25.persist(str(own), show_progress=False)
+        if not _rename(own, self.folder / key):  # another process saved the same set first: theirs stays
+            shutil.rmtree(own, ignore_errors=True)
         return self._load(key)  # as a restart would see it: with its corpus, which retrieval needs
+
+    def _remove_unused(self, current: str) -> None:
+        cutoff = time.time() - GRACE_S
+        for old in self.folder.iterdir() if self.folder.is_dir() else []:
+            try:
+                if old.name != current and old.stat().st_mtime < cutoff:
+                    shutil.rmtree(old, ignore_errors=True)
+            except FileNotFoundError:  # another process removed it first
+                pass
 
     def _nodes(self, ready: list[str]) -> list[BaseNode]:
         nodes = self._stored_nodes(doc_ids=ready)
         for node in nodes:
             node.excluded_embed_metadata_keys = list(node.metadata)  # words of the text only
         return nodes
+
+
+def _rename(source: Path, target: Path) -> bool:
+    """Move a folder into place whole; False when the target exists (or the source went)."""
+    try:
+        source.rename(target)
+        return True
+    except OSError:
+        return False

@@ -17,12 +17,12 @@ from typing import Literal
 
 from rag.embed import make_embedding
 from rag.ingest import IngestError, doc_id_for
-from rag.priority import asking
+from rag.pipeline.priority import asking
+from rag.pipeline.stages import DocumentGone, Interrupted, enrich, make_searchable
 from rag.reader.question import named_pages
 from rag.records import DocumentInfo, IngestReport, ParsedDocument, SearchResult
 from rag.retrieve import Retriever
 from rag.settings import Settings
-from rag.stages import DocumentGone, Interrupted, enrich, make_searchable
 from rag.store import Store
 from rag.timing import timed
 from rag.trace import redact
@@ -75,7 +75,7 @@ class Workspace:
     def ingest(self, data: bytes, name: str, progress: IngestProgress | None = None,
                password: str | None = None, wait: Literal["searchable", "complete"] = "complete") -> IngestReport:
         """Make one PDF searchable from its text layer (seconds), then with `wait="complete"` read the rest
-        here (tables, charts, OCR, figures); with "searchable" the rest is left to a worker (rag/jobs.py).
+        here (tables, charts, OCR, figures); with "searchable" the rest is left to a worker (rag/pipeline/worker.py).
         A searchable document is not read again; one left unfinished is enriched. Refusals come back as
         status "error", never raised."""
         t0, started = time.perf_counter(), time.time()

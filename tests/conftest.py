@@ -40,6 +40,21 @@ def pages_of(name: str | Path, pages: list[int]) -> bytes:
     return doc.tobytes(garbage=3, deflate=True)  # without unused objects: a real small file
 
 
+def screenshot_of(locator, path: Path, tries: int = 3) -> None:
+    """An element's picture for the artifacts. Streamlit redraws a finished turn or a refreshed card, which can
+    detach the element mid-shot: take it again, and settle for the whole page rather than fail a test on a
+    picture."""
+    from playwright.sync_api import Error
+
+    for _ in range(tries):
+        try:
+            locator.screenshot(path=str(path), timeout=10_000)
+            return
+        except Error:
+            locator.page.wait_for_timeout(500)
+    locator.page.screenshot(path=str(path), full_page=True)
+
+
 def local_settings(data_dir: Path | None, **overrides) -> Settings:
     """Settings that never reach a network, whatever the environment says."""
     if data_dir is not None:

@@ -16,10 +16,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import BESTBUY, PEW, ROOT, free_port, pages_of
+from conftest import BESTBUY, PEW, ROOT, free_port, pages_of, screenshot_of
 
-from rag.bench_ui import CHROMIUM
-from rag.bench_ui import browser as launch
+from rag.bench.ui import CHROMIUM
+from rag.bench.ui import browser as launch
 
 pytestmark = pytest.mark.slow
 
@@ -141,7 +141,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     citation.locator("summary").click()
     expect(citation.locator('[data-testid="stImage"]')).to_be_visible()
     expect(citation.get_by_text("The cited evidence is boxed in red.")).to_be_visible()
-    citation.screenshot(path=str(ARTIFACTS / "05-citation-page.png"))  # the page scrolls under the chat input
+    screenshot_of(citation, ARTIFACTS / "05-citation-page.png")  # the page scrolls under the chat input
 
     # A count the outline answers: the program and its result are shown in the hop box.
     page.locator('[data-testid="stChatInputTextArea"]').fill("How many pages does the document have?")

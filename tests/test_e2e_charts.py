@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PEW, pages_of
+from conftest import PEW, pages_of, screenshot_of
 from test_e2e_browser import ARTIFACTS, page, server  # noqa: F401 - the browser and the app, as fixtures
 
 pytestmark = pytest.mark.slow
@@ -45,8 +45,8 @@ def test_chart_card_shows_the_values_read_off_the_chart(page, tmp_path):  # noqa
     row = table.locator("tr").filter(has_text="Foreign born")
     expect(row).to_contain_text(re.compile(r"31\s*14\s*\+18"))
     card.scroll_into_view_if_needed()
-    card.screenshot(path=str(ARTIFACTS / "charts-upload-card.png"))
-    charts.screenshot(path=str(ARTIFACTS / "charts-upload-library.png"))
+    screenshot_of(card, ARTIFACTS / "charts-upload-card.png")
+    screenshot_of(charts, ARTIFACTS / "charts-upload-library.png")
 
     # A chat hop shows the figure with its values before the model answers.
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Chat", exact=True).click()
@@ -65,4 +65,4 @@ def test_chart_card_shows_the_values_read_off_the_chart(page, tmp_path):  # noqa
         re.compile(r"Foreign born|2014 · White")
     )
     figure.scroll_into_view_if_needed()
-    figure.screenshot(path=str(ARTIFACTS / "charts-chat-card.png"))
+    screenshot_of(figure, ARTIFACTS / "charts-chat-card.png")

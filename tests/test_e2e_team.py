@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import PEW, ROOT, pages_of
 
-from rag.bench_ui import CHROMIUM, AppServer, answered_own_question, bench_ui, browser, open_chat
+from rag.bench.ui import CHROMIUM, AppServer, answered_own_question, bench_ui, browser, open_chat
 from rag.trace import load_trace, summarize
 
 pytestmark = pytest.mark.slow

@@ -20,7 +20,7 @@ from test_app import app, open_workspace
 
 from app_pages.common import workspace
 from rag.agent.run import ask
-from rag.faults import FaultServer, Reply, completion, error
+from rag.bench.faults import FaultServer, Reply, completion, error
 from rag.models.llm import make_llm
 from rag.trace import load_trace
 from rag.workspace import Workspace

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 
@@ -78,12 +79,15 @@ def test_bm25_index_follows_adds_and_deletes_and_survives_a_restart(tmp_path, em
         return {n.node.ref_doc_id for n in found if n.score > 0}
 
     assert bestbuy.doc_id in bm25_docs(ws, "gross profit")
+    assert len(list(folder.iterdir())) >= 2, "the older set's index stays while another process may read it"
     only_pew = ws.retriever.sparse[PAGES].retriever([pew.doc_id, bestbuy.doc_id], [pew.doc_id], 5)
     assert {n.node.ref_doc_id for n in only_pew.retrieve("gross profit") if n.score > 0} <= {pew.doc_id}
 
+    for saved in folder.iterdir():
+        os.utime(saved, (1, 1))  # as if last opened long ago
     ws.store.delete(bestbuy.doc_id)
     assert bestbuy.doc_id not in bm25_docs(ws, "gross profit")
-    assert len(list(folder.iterdir())) == 1, "the index of the old document set is removed"
+    assert len(list(folder.iterdir())) == 1, "indexes unopened for the grace period are removed"
 
     assert _search_ids(ws, "Latino optimism finances")  # builds the indexes of the new set
     monkeypatch.setattr(SparseIndex, "_build", lambda *a: pytest.fail("rebuilt instead of loaded"))

@@ -11,9 +11,9 @@ import time
 
 from conftest import BESTBUY, PEW, ROOT, local_settings, pages_of
 
-from rag import jobs
 from rag.ingest import parse_pdf
-from rag.priority import asking, give_way
+from rag.pipeline import worker as queue_worker
+from rag.pipeline.priority import asking, give_way
 from rag.records import MODALITIES, TEXT_ONLY
 from rag.store import PAGES
 from rag.workspace import Workspace
@@ -76,9 +76,9 @@ def test_reading_that_fails_keeps_the_searchable_stage_says_why_and_can_be_retri
     assert ws.store.unfinished() == [], "a failed document waits for a retry, not for a restart"
 
     kept.write_bytes(pdf)
-    jobs.retry(ws, report.doc_id)  # the Retry button: the error is cleared and the document queued
+    queue_worker.retry(ws, report.doc_id)  # the Retry button: the error is cleared and the document queued
     assert ws.store.get(report.doc_id).error is None
-    worker = jobs.Worker(ws)
+    worker = queue_worker.Worker(ws)
     threading.Thread(target=worker.run, kwargs={"idle_exit_s": 1.0}, daemon=True).start()
     deadline = time.time() + 120
     while (info := ws.store.get(report.doc_id)).status != "complete":
@@ -109,7 +109,7 @@ def test_a_deleted_document_being_read_leaves_nothing_behind(tmp_path, embed_mod
 def test_enrichment_gives_way_while_a_question_runs_in_another_process(tmp_path):
     """A real lock between two processes: give_way returns only after the question's process let go."""
     done = tmp_path / "released"
-    script = (f"import time, pathlib; from rag.priority import asking\n"
+    script = (f"import time, pathlib; from rag.pipeline.priority import asking\n"
               f"with asking(pathlib.Path({str(tmp_path)!r})):\n"
               f"    print('asking', flush=True); time.sleep(1.5)\n"
               f"    pathlib.Path({str(done)!r}).write_text('x')\n")

@@ -10,7 +10,7 @@ import pytest
 from conftest import PEW, ROOT, local_settings, pages_of
 from llama_index.core.embeddings import MockEmbedding
 
-from rag.progress import IngestEstimate
+from rag.pipeline.progress import IngestEstimate
 from rag.records import MODALITIES
 from rag.store import _OWNER, EmbeddingMismatchError, Store
 from rag.workspace import Workspace

@@ -147,7 +147,7 @@ def redis_url(tmp_path):
 def test_a_team_queues_through_redis_and_two_workers_share_the_documents(tmp_path, redis_url):
     """A Chroma server, a Redis broker and two workers, as on two machines sharing the data folder: two
     uploads queue up in Redis, and each is read whole by one worker."""
-    from rag import jobs
+    from rag.pipeline import worker as queue_worker
     from rag.settings import Settings
 
     chroma = ChromaServer(tmp_path)
@@ -166,7 +166,7 @@ def test_a_team_queues_through_redis_and_two_workers_share_the_documents(tmp_pat
         assert proc.returncode == 0, proc.stderr
         assert {d["stage"] for d in json.loads(proc.stdout)["documents"]} == {"searchable"}
         settings = Settings.from_env(data_dir=store, queue_url=redis_url, chroma_host="127.0.0.1", chroma_port=chroma.port)
-        huey, _ = jobs._queue(settings)
+        huey, _ = queue_worker._queue(settings)
         assert huey.pending_count() == 2, "both uploads wait in Redis"
 
         logs = [tmp_path / f"worker-{n}.log" for n in (1, 2)]

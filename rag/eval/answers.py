@@ -19,7 +19,7 @@ from tqdm import tqdm
 from rag.agent.run import drain
 from rag.eval import mmlongbench, units
 from rag.eval.modes import MODES, plain_index, stream_mode
-from rag.eval.qa import SOURCE_MODALITY, Question, ingest_referenced, load_questions
+from rag.eval.qa import SOURCE_MODALITY, GoldQuestion, ingest_referenced, load_questions
 from rag.eval.retrieval import RETRIEVAL_K, modality_hits
 from rag.eval.score import numbers, says_not_answerable, score
 from rag.records import MODALITIES
@@ -98,7 +98,7 @@ def _prepare(out_dir: Path, config: dict, resume: bool) -> Path:
     return rows_path
 
 
-def run_one(ws, q: Question, doc_id: str, n: int, mode: str, trace_dir: Path) -> dict:
+def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path) -> dict:
     events = stream_mode(ws, ws.llm, mode, q.question, doc_ids=[doc_id], trace_dir=trace_dir,
                          model_name=ws.llm_name, gold_pages=q.evidence_pages_1based)
     result = drain(events, q.question, trace_dir)
@@ -154,7 +154,7 @@ def _score(row: dict) -> dict:
     return row
 
 
-def _retrieval_hit(ws, q: Question, doc_id: str, mode: str) -> bool | None:
+def _retrieval_hit(ws, q: GoldQuestion, doc_id: str, mode: str) -> bool | None:
     """The paper's retrieval-recall: a gold page in the top-6 of the evidence's collection."""
     gold = set(q.evidence_pages_1based)
     if not gold or q.unanswerable or mode == "oracle":

@@ -20,7 +20,10 @@ SOURCE_MODALITY: dict[str, Modality] = {
 }
 
 
-class Question(BaseModel):
+class GoldQuestion(BaseModel):
+    """A benchmark's item: a question about one PDF with its gold answer and evidence (the reader's own
+    `Question` is what it makes of a question asked)."""
+
     doc_id: str = Field(description="the PDF's file name")
     question: str
     answer: str | int | float | list | None = None
@@ -41,12 +44,12 @@ class Question(BaseModel):
         return self.evidence_sources[0] if self.evidence_sources else "none"
 
 
-def load_questions(path: Path, limit: int | None = None) -> list[Question]:
-    items = [Question.model_validate(q) for q in json.loads(Path(path).read_text())]
+def load_questions(path: Path, limit: int | None = None) -> list[GoldQuestion]:
+    items = [GoldQuestion.model_validate(q) for q in json.loads(Path(path).read_text())]
     return items[:limit] if limit else items
 
 
-def ingest_referenced(ws, questions: list[Question], pdf_dir: Path | None) -> dict[str, str]:
+def ingest_referenced(ws, questions: list[GoldQuestion], pdf_dir: Path | None) -> dict[str, str]:
     """File name → doc id for each referenced PDF: the store's copy when it holds one, else
     ingested from pdf_dir. Files found in neither are left out."""
     ready = {d.file: d.doc_id for d in ws.store.documents()}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from rag.eval.qa import Question, ingest_referenced, load_questions
+from rag.eval.qa import GoldQuestion, ingest_referenced, load_questions
 from rag.records import MODALITIES
 
 RETRIEVAL_K = 6
@@ -65,7 +65,7 @@ def evaluate_retrieval(ws, qa_path: Path, pdf_dir: Path, limit: int | None = Non
     return RetrievalReport(outcomes=[_judge(ws, q, doc_ids[q.doc_id], k) for q in questions], k=k)
 
 
-def modality_hits(ws, q: Question, doc_id: str, k: int) -> tuple[dict[str, bool], dict[str, list[int]]]:
+def modality_hits(ws, q: GoldQuestion, doc_id: str, k: int) -> tuple[dict[str, bool], dict[str, list[int]]]:
     """Per evidence modality: is a gold page among that collection's top-k, and its pages."""
     gold = set(q.evidence_pages_1based)
     pages = {
@@ -75,7 +75,7 @@ def modality_hits(ws, q: Question, doc_id: str, k: int) -> tuple[dict[str, bool]
     return {m: bool(gold & set(p)) for m, p in pages.items()}, pages
 
 
-def _judge(ws, q: Question, doc_id: str, k: int) -> RetrievalOutcome:
+def _judge(ws, q: GoldQuestion, doc_id: str, k: int) -> RetrievalOutcome:
     hits, pages = modality_hits(ws, q, doc_id, k)
     merged = [h.fragment.page for h in ws.search(q.question, doc_ids=[doc_id]).hits]
     return RetrievalOutcome(

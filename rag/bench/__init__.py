@@ -200,7 +200,7 @@ def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> 
     """How long each model fault takes to reach the user as an answer that explains it: a misbehaving
     OpenAI-compatible server on loopback, the openai client's own retries and timeouts, this store."""
     from rag.agent.run import ask
-    from rag.faults import FaultServer, Reply, completion, error
+    from rag.bench.faults import FaultServer, Reply, completion, error
     from rag.models.llm import make_llm
 
     reply = completion('{"found": true, "answer": "The report says so"}')  # a page read's reply

@@ -8,7 +8,7 @@
 - A task reads one document to complete from where it stands. One worker at a time reads a document (a
   lock file its process drops when it dies), and a worker that starts queues every document left
   unfinished: a killed worker's documents resume where they stopped.
-- Questions come first: a worker waits while a question runs (rag/priority.py) and runs at low priority.
+- Questions come first: a worker waits while a question runs (rag/pipeline/priority.py) and runs at low priority.
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ from pathlib import Path
 from huey import RedisHuey, SqliteHuey
 from huey.consumer import Consumer, ConsumerStopped
 
-from rag.priority import give_way
+from rag.pipeline.priority import give_way
+from rag.pipeline.stages import DocumentGone, Interrupted
+from rag.records import IngestReport
 from rag.settings import Settings
-from rag.stages import DocumentGone, Interrupted
 from rag.trace import redact
 from rag.workspace import Workspace
 
-_LOG = logging.getLogger("rag.jobs")
+_LOG = logging.getLogger("rag.pipeline.worker")
 _HOSTED: dict[str, Workspace] = {}  # store → the workspace of the process hosting a worker for it
 _QUEUES: dict[str, tuple] = {}
 _STOPPING = threading.Event()  # this process is ending: its workers stop between two steps
@@ -50,6 +51,15 @@ def enqueue(settings: Settings, doc_id: str) -> None:
     """Queue a document's enrichment (again, after a failure: its error is cleared)."""
     _, task = _queue(settings)
     task(settings.model_dump_json(include=_SHIPPED), doc_id)
+
+
+def queue_rest(settings: Settings, report: IngestReport) -> bool:
+    """Queue the rest of a document's reading when its ingest stopped at a searchable stage; True if queued.
+    The one rule the UI and the CLI follow."""
+    if report.error or report.stage not in ("searchable", "vectors"):
+        return False
+    enqueue(settings, report.doc_id)
+    return True
 
 
 def resume(ws: Workspace) -> list[str]:
