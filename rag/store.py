@@ -1,8 +1,8 @@
 """The Chroma store: three fragment collections, a page collection, a document registry, and the files
 beside them (the PDFs, their tables, statement frames and page texts).
 
-A document becomes visible in stages (`DocumentInfo`). It is written as "indexing" (invisible), then
-"searchable": its text-layer paragraphs and pages, kept in `pending/<doc>.json` until they are embedded
+A document becomes visible in stages (`DocumentInfo`), which rag/pipeline/stages.py writes; the store
+keeps what each stage gives. "indexing" (invisible), then "searchable": its text-layer paragraphs and pages, kept in `pending/<doc>.json` until they are embedded
 (Chroma holds only embedded records) and found by keyword meanwhile. Embedded, they move into Chroma
 ("vectors"); then each chunk of pages read completely replaces what the text layer gave of those pages,
 by id ("complete" once every page is). Each step can be done twice without harm, so enrichment that dies
@@ -28,7 +28,7 @@ from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from rag.ids import page_id
 from rag.ingest.statements import load_frames, pdf_frames, save_frames
-from rag.records import (DONE, MODALITIES, TEXT_ONLY, UNREAD, Cell, DocumentInfo, Fragment, Modality, ParsedDocument,
+from rag.records import (DONE, MODALITIES, Cell, DocumentInfo, Fragment, Modality, ParsedDocument,
                          StatementFrame, Table)
 from rag.settings import Settings
 from rag.timing import timed
@@ -137,7 +137,8 @@ class Store:
         """Visible documents whose enrichment has neither ended nor failed."""
         return [d for d in self.documents() if d.status != "complete" and not d.error]
 
-    def _register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
+    def register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
+        """Write a document's registry entry, as this process's."""
         info.owner = owner
         meta = {
             "file": info.file, "pages": info.pages, "status": info.status, "page_states": info.page_states,
@@ -154,41 +155,24 @@ class Store:
         if info is None:
             return None
         info = info.model_copy(update=changes)
-        self._register(info, info.owner)
+        self.register(info, info.owner)
         return info
 
-    # writing: the stages
+    # writing: what the stages (rag/pipeline/stages.py) write
 
-    def add_searchable(self, parsed: ParsedDocument, data: bytes, started: float) -> DocumentInfo:
-        """The searchable stage: the PDF, its page texts and its text layer's paragraphs, found by keyword
-        until they are embedded. A visible document is returned as it is."""
-        existing = self.get(parsed.doc_id)
-        if existing and existing.visible:
-            return existing
-        if existing and not _abandoned(existing.model_dump()):
-            raise StoreError("this document is being indexed right now by another upload")
-        if existing:
-            self.delete(parsed.doc_id)
-        states = "".join(UNREAD if p in parsed.unread_pages else TEXT_ONLY for p in range(1, parsed.pages + 1))
-        info = DocumentInfo(
-            doc_id=parsed.doc_id, file=parsed.file, pages=parsed.pages, fragments=parsed.counts(),
-            status="indexing", page_states=states, warnings=parsed.warnings, version=1,
-            embed_model=self.model_key, added_at=started,
-        )
-        self._register(info)
-        try:
-            self._write_files(parsed, data)
-            pending = [(f.modality, _node(f, None)) for f in parsed.fragments]
-            pending += [(PAGES, _page_node(parsed, p, text, None)) for p, text in sorted(parsed.search_texts.items())
-                        if text.strip()]
-            records = [{"name": name, "id": n.node_id, "text": n.get_content(), "meta": _flat(n)} for name, n in pending]
-            _atomic_write(self._pending_path(parsed.doc_id), json.dumps(records).encode())
-        except BaseException:
-            self.delete(parsed.doc_id)
-            raise
-        info.status, info.stage_seconds = "searchable", {"searchable": round(time.time() - started, 2)}
-        self._register(info)
-        return info
+    def write_text_layer(self, parsed: ParsedDocument, data: bytes) -> None:
+        """The PDF, its page texts and its text layer's paragraphs, kept in `pending/` (found by keyword)
+        until they are embedded."""
+        self._write_files(parsed, data)
+        pending = [(f.modality, _node(f, None)) for f in parsed.fragments]
+        pending += [(PAGES, _page_node(parsed, p, text, None)) for p, text in sorted(parsed.search_texts.items())
+                    if text.strip()]
+        records = [{"name": name, "id": n.node_id, "text": n.get_content(), "meta": _flat(n)} for name, n in pending]
+        _atomic_write(self._pending_path(parsed.doc_id), json.dumps(records).encode())
+
+    def being_written(self, info: DocumentInfo) -> bool:
+        """Whether a live process (this one's other uploads included) is writing this invisible document."""
+        return not _abandoned(info.model_dump())
 
     def pending_texts(self, doc_id: str) -> list[str]:
         """The texts the searchable stage left to embed (none once they are)."""

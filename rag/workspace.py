@@ -87,10 +87,8 @@ class Workspace:
             parsed = ParsedDocument(doc_id=existing.doc_id, file=existing.file, pages=existing.pages, fragments=[])
         else:
             try:
-                info, parsed = make_searchable(self.store, data, file, self.settings.ingest, password, started)
-                with timed(parsed.timings, "bm25"):
-                    self.retriever.warm()
-                self.store.update(info.doc_id, stage_seconds={"searchable": round(time.time() - started, 2)})
+                info, parsed = make_searchable(self.store, data, file, self.settings.ingest, password, started,
+                                               then=self.retriever.warm)
             except IngestError as exc:
                 return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
             except Exception as exc:  # the store rolled the document back; report, don't crash the batch

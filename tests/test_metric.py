@@ -10,7 +10,7 @@ import json
 
 import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, PDFS, local_settings, pages_of
+from conftest import BESTBUY, EVAL, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
 from rag.agent.events import Computation, PageRead

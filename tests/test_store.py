@@ -97,7 +97,7 @@ def test_a_document_left_indexing_by_a_dead_process_is_removed_on_open(workspace
     report = workspace.ingest(SMALL, PEW)
     info = workspace.store.get(report.doc_id)
     info.status = "indexing"
-    workspace.store._register(info, owner=_OWNER.rsplit(":", 2)[0] + ":999999999:dead")
+    workspace.store.register(info, owner=_OWNER.rsplit(":", 2)[0] + ":999999999:dead")
     assert workspace.store.documents() == []  # never visible while indexing
     assert workspace.search("Latino finances").hits == []
     reopened = Store(workspace.settings, embed_model)
@@ -109,7 +109,7 @@ def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_m
     report = workspace.ingest(SMALL, PEW)
     info = workspace.store.get(report.doc_id)
     info.status = "indexing"
-    workspace.store._register(info)
+    workspace.store.register(info)
     Store(workspace.settings, embed_model)
     assert workspace.store.get(report.doc_id).status == "indexing"
     again = workspace.ingest(SMALL, PEW)

@@ -1,6 +1,6 @@
 """A document's stages: searchable within seconds, then enriched where there is time.
 
-- searchable: the text layer (`read_text_layer`), written by `Store.add_searchable`: keyword search works,
+- searchable: the text layer (`read_text_layer`), written by `Store.write_text_layer`: keyword search works,
   and the statements' figures are data (`Store.frames`).
 - vectors: those texts embedded and moved into Chroma (`Store.write_pending`): hybrid search.
 - complete: each chunk of pages read whole (tables, charts, figures, OCR: `parse_chunks`, in worker
@@ -19,9 +19,9 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from rag.ingest import IngestError, parse_chunks, read_text_layer
 from rag.ingest.pdf import Progress, unlocked_copy
-from rag.records import UNREAD, DocumentInfo, ParsedDocument
+from rag.records import TEXT_ONLY, UNREAD, DocumentInfo, ParsedDocument
 from rag.settings import IngestSettings
-from rag.store import Store, embed_texts
+from rag.store import Store, StoreError, embed_texts
 from rag.timing import timed
 
 GiveWay = Callable[[], None]
@@ -39,16 +39,45 @@ class DocumentGone(IngestError):
 
 
 def make_searchable(store: Store, data: bytes, file: str, settings: IngestSettings, password: str | None = None,
-                    started: float | None = None) -> tuple[DocumentInfo, ParsedDocument]:
-    """The text layer of every page, written so that keyword search finds it (IngestError for a bad file)."""
+                    started: float | None = None, then: Callable[[], None] | None = None,
+                    ) -> tuple[DocumentInfo, ParsedDocument]:
+    """The text layer of every page, written so that keyword search finds it (IngestError for a bad file);
+    `then` runs once it is searchable (the keyword indexes' build), within the stage's seconds."""
     started = started or time.time()
     with timed(timings := {}, "parse"):
         parsed = read_text_layer(data, file, settings, password)
     parsed.timings = timings
     kept = unlocked_copy(data, password) if password else data
     with timed(parsed.timings, "write"):
-        info = store.add_searchable(parsed, kept, started=started)
+        info, written = _searchable(store, parsed, kept, started)
+    if written and then:
+        with timed(parsed.timings, "bm25"):
+            then()
+        info = _stage(store, info, "searchable")
     return info, parsed
+
+
+def _searchable(store: Store, parsed: ParsedDocument, data: bytes, started: float) -> tuple[DocumentInfo, bool]:
+    """Written as "indexing" (invisible; removed if this process dies), then "searchable"; a document another
+    upload made visible meanwhile is returned as it is (False: not written here)."""
+    existing = store.get(parsed.doc_id)
+    if existing and existing.visible:
+        return existing, False
+    if existing and store.being_written(existing):
+        raise StoreError("this document is being indexed right now by another upload")
+    if existing:
+        store.delete(parsed.doc_id)
+    states = "".join(UNREAD if p in parsed.unread_pages else TEXT_ONLY for p in range(1, parsed.pages + 1))
+    info = DocumentInfo(doc_id=parsed.doc_id, file=parsed.file, pages=parsed.pages, fragments=parsed.counts(),
+                        status="indexing", page_states=states, warnings=parsed.warnings, version=1,
+                        embed_model=store.model_key, added_at=started)
+    store.register(info)
+    try:
+        store.write_text_layer(parsed, data)
+    except BaseException:
+        store.delete(parsed.doc_id)
+        raise
+    return _stage(store, info, "searchable"), True
 
 
 def enrich(store: Store, doc_id: str, settings: IngestSettings, give_way: GiveWay | None = None,
