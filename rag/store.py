@@ -2,11 +2,12 @@
 beside them (the PDFs, their tables, statement frames and page texts).
 
 A document becomes visible in stages (`DocumentInfo`), which rag/pipeline/stages.py writes; the store
-keeps what each stage gives. "indexing" (invisible), then "searchable": its text-layer paragraphs and pages, kept in `pending/<doc>.json` until they are embedded
-(Chroma holds only embedded records) and found by keyword meanwhile. Embedded, they move into Chroma
-("vectors"); then each chunk of pages read completely replaces what the text layer gave of those pages,
-by id ("complete" once every page is). Each step can be done twice without harm, so enrichment that dies
-midway resumes where it stopped; the next open removes a document that died before it was searchable.
+keeps what each stage gives. "indexing" (invisible), then "searchable": its text-layer paragraphs and
+pages, kept in `pending/<doc>.json` until they are embedded (Chroma holds only embedded records) and
+found by keyword meanwhile. Embedded, they move into Chroma ("vectors"); then each chunk of pages read
+completely replaces what the text layer gave of those pages, by id ("complete" once every page is). Each
+step can be done twice without harm, so enrichment that dies midway resumes where it stopped; the next
+open removes a document that died before it was searchable.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ class Store:
         _atomic_write(self._pending_path(parsed.doc_id), json.dumps(records).encode())
 
     def being_written(self, info: DocumentInfo) -> bool:
-        """Whether a live process (this one's other uploads included) is writing this invisible document."""
+        """Whether the live process that registered this invisible document is still writing it."""
         return not _abandoned(info.model_dump())
 
     def pending_texts(self, doc_id: str) -> list[str]:

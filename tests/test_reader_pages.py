@@ -18,7 +18,7 @@ from rag.reader.pages import PageRef, best_lines, candidates
 from rag.reader.question import understand
 from rag.reader.skills import page_skills
 from rag.reader.skills.read_page import reply_model
-from rag.reader.verify import as_printed, in_asked_column, on_page, values_on_page, why_not
+from rag.reader.verify import as_printed, in_asked_column, on_page, values_on_page, verdicts
 from rag.records import Fragment, Hit
 from rag.settings import IngestSettings
 from rag.text import cell_number, numbers, plain_number, stem
@@ -26,6 +26,11 @@ from rag.text import cell_number, numbers, plain_number, stem
 WIDE = EVAL / "wide" / "pdfs"
 MANUAL = WIDE / "91521110100M_4K_UHD_Display_User_Manual_V1.1.pdf"
 COSTCO = WIDE / "COSTCO_2021_10K.pdf"
+
+
+def why_not(*args) -> str | None:
+    """The first check an answer fails, every check enforced (as the presets do)."""
+    return next(iter(verdicts(*args).values()), None)
 
 
 def page_text(path, page: int) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import statistics
 from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -302,13 +303,8 @@ def _columns(lines: list[_Line]) -> list[_Column]:
         else:
             groups.append([edge])
     need = max(2, len(lines) // 5)
-    columns = [_Column(x0=min(e[1] for e in g), x1=_median([e[0] for e in g])) for g in groups if len(g) >= need]
-    return columns
-
-
-def _median(values: list[float]) -> float:
-    values = sorted(values)
-    return values[len(values) // 2]
+    return [_Column(x0=min(e[1] for e in g), x1=statistics.median_high([e[0] for e in g]))
+            for g in groups if len(g) >= need]
 
 
 def _column_of(word: Word, columns: list[_Column]) -> int | None:

@@ -60,6 +60,7 @@ class PageReader:
         self.skills = page_skills(question, set(settings.skills))
         self.read_pages: list[PageRef] = []
         self.before = ""  # what a skill before page reading found missing ("no row for …")
+        self._texts: dict[tuple[str, int], str] = {}  # fetched once: fits() and read() both want a page's text
 
     @property
     def read_keys(self) -> set[tuple[str, int]]:
@@ -67,7 +68,7 @@ class PageReader:
 
     async def read(self, page: PageRef) -> Read:
         """The page's best lines read by the first skill that applies, checked, reported to `emit`."""
-        q, whole = self.question, self.pages.text(page)
+        q, whole = self.question, self._text(page)
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
         view = PageView(ref=page, text=text, whole=whole)
         start, skill = time.time(), self.skills[0]
@@ -90,13 +91,17 @@ class PageReader:
         first page is always read."""
         if not self.read_pages:
             return True
-        tokens = min(self.count_tokens(self.pages.text(page)), int(self.settings.page_tokens * 1.5))
+        tokens = min(self.count_tokens(self._text(page)), int(self.settings.page_tokens * 1.5))
         return spent + SPEED.seconds(tokens, self.settings.tokens_per_s) <= self.settings.budget_s
+
+    def _text(self, page: PageRef) -> str:
+        if page.key not in self._texts:
+            self._texts[page.key] = self.pages.text(page)
+        return self._texts[page.key]
 
     def out_of_time(self) -> str:
         read = ", ".join(f"p. {p.page}" for p in self.read_pages)
         return f"no page read ({read}) holds the answer, and the time to read more ({self.settings.budget_s:.0f} s) is spent"
 
     def nothing_found(self, reason: str = "") -> tuple[str, str]:
-        answer, short = not_found(self.read_pages, reason)
-        return (answer.replace(": ", f": {self.before}; ", 1) if self.before else answer), short
+        return not_found(self.read_pages, reason, self.before)

@@ -110,8 +110,9 @@ def _grouped(value: float, decimals: int | None) -> str:
     return f"{value:,.{places}f}"
 
 
-def not_found(pages: list[PageRef], reason: str = "") -> tuple[str, str]:
-    """The answer when no page read held one: it says which pages were read."""
+def not_found(pages: list[PageRef], reason: str = "", before: str = "") -> tuple[str, str]:
+    """The answer when no page read held one: it says which pages were read, after what a skill before page
+    reading found missing (`before`: "no row for …")."""
     read = ", ".join(f"p. {p.page}" for p in pages)
     why = reason or (f"no page read ({read}) holds the answer" if read else "the search found no page to read")
-    return f"{NOT_IN_DOCUMENTS}: {why}.", NOT_ANSWERABLE
+    return f"{NOT_IN_DOCUMENTS}: {before + '; ' if before else ''}{why}.", NOT_ANSWERABLE

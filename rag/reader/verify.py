@@ -157,9 +157,3 @@ def verdicts(answer: str, line: str, page: str, asked: str, terms: list[str], ye
         failed["words_line"] = "its words stand on no line about what is asked"
     return failed
 
-
-def why_not(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = (),
-            enforced: tuple[str, ...] | set[str] = CHECKS, lines_read: str | None = None) -> str | None:
-    """Why an answer does not stand on its page by the enforced checks, or None when it does."""
-    failed = verdicts(answer, line, page, asked, terms, years, lines_read)
-    return next((why for name, why in failed.items() if name == "empty" or name in enforced), None)
