@@ -129,7 +129,7 @@ def show_conversation(ws: Workspace, cid: str | None, live: LiveRun | None) -> N
 
 def ask_when_read(ws: Workspace, question: str) -> None:
     """Ask this question again once the documents being read now are complete."""
-    st.session_state.ask_when_read = (question, [d.doc_id for d in ws.store.documents() if d.status != "complete"])
+    st.session_state.ask_when_read = (question, [d.doc_id for d in ws.store.documents() if d.stage != "complete"])
 
 
 @st.fragment(run_every=2.0)
@@ -138,7 +138,7 @@ def waiting_to_ask(ws: Workspace) -> None:
     if not (waiting := st.session_state.get("ask_when_read")):
         return
     question, doc_ids = waiting
-    left = [d for d in ws.store.documents() if d.doc_id in doc_ids and d.status != "complete"]
+    left = [d for d in ws.store.documents() if d.doc_id in doc_ids and d.stage != "complete"]
     if left:
         done, pages = sum(d.done_pages for d in left), sum(d.pages for d in left)
         st.info(f"“{question}” will be asked again once the pages are read ({done} of {pages}).",

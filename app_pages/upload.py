@@ -40,9 +40,9 @@ def unlock(ws: Workspace, file) -> IngestReport | None:
 
 
 def show_report(report: IngestReport) -> None:
-    if report.status == "error":
+    if report.outcome == "error":
         st.error(f"**{report.file}** was not added: {report.error}", icon=":material/block:")
-    elif report.status == "skipped":
+    elif report.outcome == "skipped":
         st.info(f"**{report.file}** is already in the library ({report.pages} pages).", icon=":material/recycling:")
     else:
         searchable = report.stage_seconds.get("searchable", report.seconds)
@@ -91,13 +91,13 @@ def stage(ws: Workspace, doc: DocumentInfo) -> None:
     """How far the document is read: its stage, a bar while it is read, its error with a retry."""
     if doc.error:
         st.error(f"Reading stopped at {doc.done_pages} of {doc.pages} pages ({doc.error}); it stays "
-                 f"{STAGE_NAMES[doc.status]}.", icon=":material/error:")
+                 f"{STAGE_NAMES[doc.stage]}.", icon=":material/error:")
         st.button("Retry", key=f"retry_{doc.doc_id}", icon=":material/refresh:", on_click=worker.retry, args=(ws, doc.doc_id))
-    elif doc.status == "searchable":
-        st.progress(0.0, text=f":material/hourglass_top: {STAGE_NAMES[doc.status]} · embedding its text, "
+    elif doc.stage == "searchable":
+        st.progress(0.0, text=f":material/hourglass_top: {STAGE_NAMES[doc.stage]} · embedding its text, "
                     f"then reading tables, charts and scans: 0 of {doc.pages} pages")
-    elif doc.status != "complete":
-        st.progress(doc.done_pages / doc.pages, text=f":material/hourglass_top: {STAGE_NAMES[doc.status]} · "
+    elif doc.stage != "complete":
+        st.progress(doc.done_pages / doc.pages, text=f":material/hourglass_top: {STAGE_NAMES[doc.stage]} · "
                     f"reading tables, charts and scans: {doc.done_pages} of {doc.pages} pages")
 
 
@@ -107,13 +107,13 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
     if pdf.exists():
         thumb.image(page_image(str(pdf), 1, dpi=20))
     added = datetime.fromtimestamp(doc.added_at).strftime("%Y-%m-%d %H:%M") if doc.added_at else ""
-    info.markdown(f"**{doc.file}** · :blue-badge[{STAGE_NAMES[doc.status]}]  \n{doc.pages} pages · "
+    info.markdown(f"**{doc.file}** · :blue-badge[{STAGE_NAMES[doc.stage]}]  \n{doc.pages} pages · "
                   f"{counts(doc.fragments)}  \n:gray[added {added}]")
     action.button("Delete", key=f"delete_{doc.doc_id}", icon=":material/delete:", on_click=ws.store.delete, args=(doc.doc_id,))
     stage(ws, doc)
     for note in doc.notes:
         st.caption(note)
-    for warning in doc.warnings[:3] if doc.status == "complete" else []:
+    for warning in doc.warnings[:3] if doc.stage == "complete" else []:
         st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
     statements_read(ws, doc.doc_id)
@@ -143,7 +143,7 @@ for file in files or []:
     if "password" in (done[file.file_id].error or "") and (report := unlock(ws, file)):
         done[file.file_id] = report
         st.rerun()
-if any(done[f].status == "ingested" for f in new):
+if any(done[f].outcome == "ingested" for f in new):
     st.rerun()  # the sidebar's document count was drawn before these files went in
 
 st.subheader("Library")

@@ -205,7 +205,7 @@ def cmd_ingest(args, settings: Settings) -> int:
     for path in args.files:
         data = _read(path)
         if data is None:
-            report = IngestReport(file=path.name, status="error", error=f"cannot read {path}")
+            report = IngestReport(file=path.name, outcome="error", error=f"cannot read {path}")
         else:
             with ingest_bar(path.name, enabled=not args.json) as progress:
                 report = ws.ingest(data, path.name, progress, wait=args.wait,
@@ -213,22 +213,22 @@ def cmd_ingest(args, settings: Settings) -> int:
         reports.append(report)
         queued = worker.queue_rest(settings, report) or queued
         if not args.json:
-            print(_describe(report), file=sys.stderr if report.status == "error" else sys.stdout)
+            print(_describe(report), file=sys.stderr if report.outcome == "error" else sys.stdout)
     if queued and worker.ensure_worker(settings) and not args.json:
         print("a worker reads the rest in the background: python -m rag docs shows how far it is")
-    ingested = [r for r in reports if r.status == "ingested"]
+    ingested = [r for r in reports if r.outcome == "ingested"]
     pages_per_s = sum(r.pages for r in ingested) / max(sum(r.seconds for r in ingested), 1e-9)
     payload = {
         "documents": [
-            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "status", "stage", "stage_seconds",
+            {**r.model_dump(include={"doc_id", "file", "pages", "fragments", "seconds", "outcome", "stage", "stage_seconds",
                                    "error", "warnings", "notes", "ocr_pages"}),
-             "pages_per_second": round(r.pages / r.seconds, 2) if r.status == "ingested" and r.seconds else None}
+             "pages_per_second": round(r.pages / r.seconds, 2) if r.outcome == "ingested" and r.seconds else None}
             for r in reports
         ],
         "pages_per_second": round(pages_per_s, 2) if ingested else 0.0,
     }
     _emit(args, payload, f"{len(ingested)} ingested, {pages_per_s:.1f} pages/s" if ingested else "nothing new ingested")
-    return 1 if any(r.status == "error" for r in reports) else 0
+    return 1 if any(r.outcome == "error" for r in reports) else 0
 
 
 def cmd_worker(args, settings: Settings) -> int:
@@ -247,7 +247,7 @@ def cmd_retry(args, settings: Settings) -> int:
 
     ws = _workspace(settings)
     doc = ws.store.resolve(args.doc)
-    if doc.status == "complete":
+    if doc.stage == "complete":
         raise SystemExit(f"{doc.file} is read completely already")
     worker.retry(ws, doc.doc_id)
     worker.ensure_worker(settings)
@@ -263,10 +263,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _describe(report) -> str:
-    if report.status == "error" and not report.stage:
+    if report.outcome == "error" and not report.stage:
         return f"✗ {report.file}: {report.error}"
     counts = ", ".join(f"{n} {m}" for m, n in report.fragments.items())
-    if report.status == "skipped":
+    if report.outcome == "skipped":
         verb = "already indexed"
     elif report.stage == "complete":
         verb = f"{report.seconds:.1f} s, {report.pages / report.seconds:.1f} pages/s"
@@ -279,7 +279,7 @@ def _describe(report) -> str:
 
 def cmd_docs(args, settings: Settings) -> int:
     docs = _workspace(settings).store.documents()
-    payload = {"documents": [{**d.model_dump(include={"doc_id", "file", "pages", "fragments", "status", "error",
+    payload = {"documents": [{**d.model_dump(include={"doc_id", "file", "pages", "fragments", "stage", "error",
                                                        "stage_seconds", "warnings"}), "pages_done": d.done_pages}
                              for d in docs]}
     lines = [f"{d.doc_id[:12]}  {d.pages:4d} pages  {_stage_text(d):32s} {d.fragments}  {d.file}" for d in docs]
@@ -289,10 +289,10 @@ def cmd_docs(args, settings: Settings) -> int:
 
 def _stage_text(doc) -> str:
     if doc.error:
-        return f"{doc.status}, failed: {doc.error}"
-    if doc.status == "complete":
+        return f"{doc.stage}, failed: {doc.error}"
+    if doc.stage == "complete":
         return "complete"
-    return f"{doc.status}, {doc.done_pages}/{doc.pages} pages read"
+    return f"{doc.stage}, {doc.done_pages}/{doc.pages} pages read"
 
 
 def cmd_delete(args, settings: Settings) -> int:

@@ -197,7 +197,7 @@ class DocumentInfo(BaseModel):
     file: str
     pages: int
     fragments: dict[str, int]
-    status: Stage = "complete"
+    stage: Stage = "complete"
     page_states: str = ""
     error: str | None = None  # why its enrichment stopped: it keeps the stage it reached
     warnings: list[str] = Field(default_factory=list)  # what failed on its pages
@@ -210,15 +210,15 @@ class DocumentInfo(BaseModel):
 
     @property
     def visible(self) -> bool:
-        return self.status != "indexing"
+        return self.stage != "indexing"
 
     @property
     def done_pages(self) -> int:
-        return self.page_states.count(DONE) if self.status != "complete" else self.pages
+        return self.page_states.count(DONE) if self.stage != "complete" else self.pages
 
     def pages_left(self, state: str | None = None) -> list[int]:
         """Pages still to read (of one state, or of any); none once complete."""
-        if self.status == "complete":
+        if self.stage == "complete":
             return []
         return [n for n, s in enumerate(self.page_states, 1) if s != DONE and (state is None or s == state)]
 
@@ -278,7 +278,7 @@ class IngestReport(BaseModel):
     pages: int = 0
     fragments: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
-    status: Literal["ingested", "skipped", "error"]
+    outcome: Literal["ingested", "skipped", "error"]
     stage: Stage | None = None  # how far the document got: "searchable" while the rest is read in the background
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     error: str | None = None

@@ -332,7 +332,7 @@ class Retriever:
         """Restrict to the requested documents, and always to searchable ones."""
         docs = self.store.documents(include_indexing=True)  # one registry read per search
         ready = [d.doc_id for d in docs if d.visible]
-        keyed = {name: _keyed([d for d in docs if d.status == "complete" or (d.visible and name in _EARLY)])
+        keyed = {name: _keyed([d for d in docs if d.stage == "complete" or (d.visible and name in _EARLY)])
                  for name in self.sparse}
         allowed = None if doc_ids is None else [d for d in doc_ids if d in ready]
         if doc_ids is None and len(ready) == len(docs):

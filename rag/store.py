@@ -136,13 +136,13 @@ class Store:
 
     def unfinished(self) -> list[DocumentInfo]:
         """Visible documents whose enrichment has neither ended nor failed."""
-        return [d for d in self.documents() if d.status != "complete" and not d.error]
+        return [d for d in self.documents() if d.stage != "complete" and not d.error]
 
     def register(self, info: DocumentInfo, owner: str = _OWNER) -> None:
         """Write a document's registry entry, as this process's."""
         info.owner = owner
         meta = {
-            "file": info.file, "pages": info.pages, "status": info.status, "page_states": info.page_states,
+            "file": info.file, "pages": info.pages, "status": info.stage, "page_states": info.page_states,
             "error": info.error or "", "warnings": json.dumps(info.warnings), "notes": json.dumps(info.notes),
             "stages": json.dumps(info.stage_seconds),
             "version": info.version, "embed_model": info.embed_model, "added_at": info.added_at, "owner": owner,
@@ -460,7 +460,7 @@ def _info(doc_id: str, meta: dict) -> DocumentInfo:
     status = meta["status"]
     return DocumentInfo(
         doc_id=doc_id, file=meta["file"], pages=meta["pages"],
-        status="complete" if status == "ready" else status,  # a store written before stages
+        stage="complete" if status == "ready" else status,  # a store written before stages
         page_states=meta.get("page_states", ""), error=meta.get("error") or None,
         warnings=json.loads(meta.get("warnings") or "[]"), notes=json.loads(meta.get("notes") or "[]"),
         stage_seconds=json.loads(meta.get("stages") or "{}"),

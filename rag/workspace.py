@@ -77,12 +77,12 @@ class Workspace:
         """Make one PDF searchable from its text layer (seconds), then with `wait="complete"` read the rest
         here (tables, charts, OCR, figures); with "searchable" the rest is left to a worker (rag/pipeline/worker.py).
         A searchable document is not read again; one left unfinished is enriched. Refusals come back as
-        status "error", never raised."""
+        outcome "error", never raised."""
         t0, started = time.perf_counter(), time.time()
         file = safe_name(name)
         existing = self.store.get(doc_id_for(data)) if data else None
         if existing and existing.visible:
-            if existing.status == "complete" or wait == "searchable":
+            if existing.stage == "complete" or wait == "searchable":
                 return _report(existing, "skipped", time.perf_counter() - t0)
             parsed = ParsedDocument(doc_id=existing.doc_id, file=existing.file, pages=existing.pages, fragments=[])
         else:
@@ -90,16 +90,16 @@ class Workspace:
                 info, parsed = make_searchable(self.store, data, file, self.settings.ingest, password, started,
                                                then=self.retriever.warm)
             except IngestError as exc:
-                return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+                return IngestReport(file=file, outcome="error", error=str(exc), seconds=time.perf_counter() - t0)
             except Exception as exc:  # the store rolled the document back; report, don't crash the batch
-                return IngestReport(file=file, status="error", error=redact(f"indexing failed: {exc}"),
+                return IngestReport(file=file, outcome="error", error=redact(f"indexing failed: {exc}"),
                                     seconds=time.perf_counter() - t0)
         if wait == "complete":
             try:
                 parsed.add(self.enrich(parsed.doc_id, progress))
             except IngestError as exc:  # nothing to search after all (a scan OCR found no text on): removed
                 self.store.delete(parsed.doc_id)
-                return IngestReport(file=file, status="error", error=str(exc), seconds=time.perf_counter() - t0)
+                return IngestReport(file=file, outcome="error", error=str(exc), seconds=time.perf_counter() - t0)
             except Exception as exc:  # noqa: BLE001 - it stays searchable, with the error and a retry
                 report = _report(self.store.get(parsed.doc_id), "error", time.perf_counter() - t0)
                 return report.model_copy(update={"error": _failure(exc)})
@@ -165,11 +165,11 @@ class Workspace:
             control=None, mode: str = "agent"):
         """Answer one question with these settings (the workspace's own by default); `control` (a
         RunControl) stops it and hears its place in the model's queue."""
-        from rag.agent.run import ask
+        from rag.agent.run import run_question
 
         ws = self.with_settings(settings) if settings is not None else self
         with asking(ws.settings.data_dir):  # documents being read in the background wait meanwhile
-            return ask(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
+            return run_question(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
                        on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None, doc_ids: list[str] | None = None,
@@ -180,10 +180,10 @@ class Workspace:
                                      pages=named_pages(query) if pages is None else pages)
 
 
-def _report(info: DocumentInfo, status: str, seconds: float, parsed: ParsedDocument | None = None) -> IngestReport:
+def _report(info: DocumentInfo, outcome: str, seconds: float, parsed: ParsedDocument | None = None) -> IngestReport:
     return IngestReport(
         doc_id=info.doc_id, file=info.file, pages=info.pages, fragments=info.fragments, seconds=seconds,
-        status=status, stage=info.status, stage_seconds=info.stage_seconds, error=info.error,
+        outcome=outcome, stage=info.stage, stage_seconds=info.stage_seconds, error=info.error,
         timings=parsed.timings if parsed else {}, warnings=info.warnings if parsed else [],
         notes=info.notes, ocr_pages=parsed.ocr_pages if parsed else [],
     )

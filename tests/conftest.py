@@ -77,5 +77,5 @@ def pew_workspace(tmp_path_factory, embed_model) -> Workspace:
     """One store with a Pew report (text + vector charts) indexed, shared by read-only tests."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("pew")), embed_model=embed_model)
     report = ws.ingest(pdf_bytes(PEW), PEW)
-    assert report.status == "ingested", report.error
+    assert report.outcome == "ingested", report.error
     return ws

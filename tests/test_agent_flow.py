@@ -16,7 +16,7 @@ import pytest
 from scripted_llm import QueuedLLM, ScriptedLLM, StopWhenQueued, action, done, found_on_page, model_held
 
 from rag.agent.events import AnswerEvent, HopEnd, LLMCall, Paraphrase, RunStart, Stop, Waiting
-from rag.agent.run import STOPPED, ask
+from rag.agent.run import STOPPED, run_question
 from rag.control import RunControl
 from rag.models.queue import ModelQueue
 from rag.trace import list_runs, load_trace, summarize
@@ -34,7 +34,7 @@ def run(pew_workspace, tmp_path):
         pew_workspace.settings.agent = original.model_copy(update=agent)
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
-        result = ask(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
+        result = run_question(pew_workspace, llm, question, memory=memory, trace_dir=tmp_path / "logs",
                      on_event=events.append, control=control)
         return result, events, llm
 

@@ -14,7 +14,7 @@ import pytest
 from scripted_llm import QueuedLLM, ScriptedLLM, StopWhenQueued, action, model_held
 
 from rag.agent.events import HopEnd, LLMCall, PageRead, Stop
-from rag.agent.run import ask
+from rag.agent.run import run_question
 from rag.models.queue import ModelQueue
 
 QUESTION = "How do Latinos see economic upward mobility for their children?"
@@ -42,7 +42,7 @@ def run(pew_workspace, tmp_path):
         pew_workspace.settings.reader = reader.model_copy(update=reader_settings or {})
         llm = llm or ScriptedLLM(replies=list(replies))
         events = []
-        result = ask(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append,
+        result = run_question(pew_workspace, llm, question, trace_dir=tmp_path / "logs", on_event=events.append,
                      control=control)
         return result, events, llm
 
@@ -107,6 +107,12 @@ def test_what_a_picture_shows_is_not_guessed(run):
     result, events, llm = run([], question="How many people appear in the pictures on pages 3 and 4?")
     assert result.short_answer == "Not answerable" and "pictures cannot be read" in result.answer
     assert not reads(events) and not llm.prompts
+
+
+def test_a_skill_switched_off_in_the_settings_is_not_tried(run):
+    result, events, _ = run([copy_from_page()], question="How many people appear in the pictures on pages 3 and 4?",
+                            reader_settings={"skills": ["outline", "metric"]})
+    assert reads(events) and "pictures cannot be read" not in result.answer
 
 
 def test_a_page_read_waiting_for_the_model_is_stopped(run):

@@ -51,7 +51,7 @@ def empty_ws(tmp_path, monkeypatch, embed_model):
 def pew_ws(tmp_path_factory, embed_model):
     with pytest.MonkeyPatch.context() as monkeypatch:
         ws = open_workspace(tmp_path_factory.mktemp("app"), monkeypatch, embed_model)
-        assert ws.ingest(PEW_CUT, "pew-cut.pdf").status == "ingested"
+        assert ws.ingest(PEW_CUT, "pew-cut.pdf").outcome == "ingested"
         yield ws
     workspace.clear()
 
@@ -159,7 +159,7 @@ def wait_until_read(ws, doc_id: str, timeout: float = 120) -> None:
     import time
 
     deadline = time.time() + timeout
-    while (info := ws.store.get(doc_id)).status != "complete":
+    while (info := ws.store.get(doc_id)).stage != "complete":
         assert time.time() < deadline and not info.error, info
         time.sleep(0.2)
 

@@ -61,7 +61,7 @@ def one_doc_ws(tmp_path, embed_model):
     settings.ingest.max_file_mb = 1
     settings.ingest.ocr = "off"
     ws = Workspace(settings, embed_model=embed_model)
-    assert ws.ingest(GOOD, "good.pdf").status == "ingested"
+    assert ws.ingest(GOOD, "good.pdf").outcome == "ingested"
     return ws
 
 
@@ -70,16 +70,16 @@ def test_library_refuses_each_bad_file_alone(one_doc_ws, name):
     data, message = BAD[name]
     before = snapshot(one_doc_ws)
     report = one_doc_ws.ingest(data, name)
-    assert report.status == "error" and message in report.error and "\n" not in report.error
+    assert report.outcome == "error" and message in report.error and "\n" not in report.error
     assert snapshot(one_doc_ws) == before
     assert one_doc_ws.search("upward mobility for their children").hits, "the other document still answers"
 
 
 def test_an_encrypted_pdf_goes_in_with_its_password_and_renders(one_doc_ws):
     wrong = one_doc_ws.ingest(locked_pdf(), "locked.pdf", password="guess")
-    assert wrong.status == "error" and wrong.error == "the password is wrong"
+    assert wrong.outcome == "error" and wrong.error == "the password is wrong"
     report = one_doc_ws.ingest(locked_pdf(), "locked.pdf", password="open-sesame")
-    assert report.status == "ingested"
+    assert report.outcome == "ingested"
     assert one_doc_ws.search("quarterly revenue north region").hits[0].fragment.file == "locked.pdf"
     with pymupdf.open(one_doc_ws.store.pdf_path(report.doc_id)) as kept:
         assert not kept.needs_pass, "kept unlocked so pages can be shown without asking again"
@@ -90,7 +90,7 @@ def test_an_encrypted_pdf_goes_in_with_its_password_and_renders(one_doc_ws):
 def test_odd_names_stay_inside_the_store_and_keep_their_script(tmp_path, embed_model, raw, shown):
     ws = Workspace(local_settings(tmp_path / "data"), embed_model=embed_model)
     report = ws.ingest(GOOD, raw)
-    assert report.status == "ingested" and report.file == shown
+    assert report.outcome == "ingested" and report.file == shown
     assert [d.file for d in ws.store.documents()] == [shown]
     outside = [p for p in tmp_path.rglob("*") if p.is_file() and tmp_path / "data" not in p.parents]
     assert outside == []
@@ -106,13 +106,13 @@ def test_cli_reports_each_bad_file_and_keeps_going(tmp_path):
                env={"RAG_MAX_FILE_MB": "1", "RAG_OCR": "off"})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     reports = {d["file"]: d for d in json.loads(proc.stdout)["documents"]}
-    assert reports["good.pdf"]["status"] == "ingested"
+    assert reports["good.pdf"]["outcome"] == "ingested"
     for name, (_, message) in BAD.items():
-        assert reports[name]["status"] == "error" and message in reports[name]["error"], name
+        assert reports[name]["outcome"] == "error" and message in reports[name]["error"], name
     docs = json.loads(rag(tmp_path / "store", "docs", "--json").stdout)["documents"]
     assert [d["file"] for d in docs] == ["good.pdf"]
     unlocked = rag(tmp_path / "store", "ingest", str(folder / "locked.pdf"), "--password", "open-sesame", "--json")
-    assert json.loads(unlocked.stdout)["documents"][0]["status"] == "ingested"
+    assert json.loads(unlocked.stdout)["documents"][0]["outcome"] == "ingested"
 
 
 def test_a_killed_ingest_leaves_no_half_document_and_can_be_redone(tmp_path):
@@ -137,12 +137,12 @@ def test_a_killed_ingest_leaves_no_half_document_and_can_be_redone(tmp_path):
 
     store = Store(local_settings(data_dir), local_minilm())  # a restart: recovery runs on open
     [doc] = store.documents(include_indexing=True)
-    assert doc.status in ("searchable", "vectors") and doc.pages_left() and not doc.error
+    assert doc.stage in ("searchable", "vectors") and doc.pages_left() and not doc.error
     assert store.fragments("text", doc.doc_id), "found by keyword meanwhile"
     out = json.loads(rag(data_dir, "ingest", str(pdf), "--wait", "complete", "--json").stdout)["documents"][0]
-    assert out["status"] == "ingested" and out["stage"] == "complete" and out["pages"] == 20
+    assert out["outcome"] == "ingested" and out["stage"] == "complete" and out["pages"] == 20
     docs = json.loads(rag(data_dir, "docs", "--json").stdout)["documents"]
-    assert len(docs) == 1 and docs[0]["fragments"] == out["fragments"] and docs[0]["status"] == "complete"
+    assert len(docs) == 1 and docs[0]["fragments"] == out["fragments"] and docs[0]["stage"] == "complete"
     fresh = json.loads(rag(tmp_path / "fresh", "ingest", str(pdf), "--wait", "complete", "--json").stdout)
     assert fresh["documents"][0]["fragments"] == out["fragments"], "as if it had never been killed"
 

@@ -50,7 +50,7 @@ def test_chroma_host_sends_the_store_to_the_server_and_survives_a_restart(chroma
         update={"chroma_host": "127.0.0.1", "chroma_port": chroma_server.port})
     ws = Workspace(settings, embed_model=embed_model)
     report = ws.ingest(pages_of(PEW, [3, 4, 5, 6]), PEW)
-    assert report.status == "ingested"
+    assert report.outcome == "ingested"
     server = chromadb.HttpClient(host="127.0.0.1", port=chroma_server.port)
     assert server.get_collection("text").count() == report.fragments["text"]
     assert not (tmp_path / "files" / "chroma").exists(), "nothing written to an embedded store"

@@ -37,10 +37,10 @@ def test_ingest_json_reports_each_file_and_fails_on_a_bad_one(cli_store):
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     good, bad = out["documents"]
-    assert good["status"] == "ingested" and good["pages"] == 4 and good["fragments"]["text"] > 10
+    assert good["outcome"] == "ingested" and good["pages"] == 4 and good["fragments"]["text"] > 10
     assert set(good["fragments"]) == {"text", "table", "image_caption"} and good["seconds"] > 0
     assert good["pages_per_second"] == pytest.approx(4 / good["seconds"], abs=0.005)  # rounded to 2 decimals
-    assert bad["status"] == "error" and "not a PDF" in bad["error"]
+    assert bad["outcome"] == "error" and "not a PDF" in bad["error"]
     assert out["pages_per_second"] > 0
 
 
@@ -109,7 +109,7 @@ def test_conversations_are_listed_shown_and_deleted(tmp_path):
 
     saved = Conversations(tmp_path / "conversations.sqlite")
     cid = saved.create("How do Latinos see their finances?")
-    turn = saved.ask(cid, "How do Latinos see their finances?")
+    turn = saved.start_turn(cid, "How do Latinos see their finances?")
     saved.save(turn.model_copy(update={"status": "error", "error": "no answer within 240 s"}))
     [listed] = json.loads(rag(tmp_path, "conversations", "--json").stdout)["conversations"]
     assert (listed["id"], listed["turns"]) == (cid, 1)

@@ -19,7 +19,7 @@ from conftest import PEW, local_settings, pages_of
 from test_app import app, open_workspace
 
 from app_pages.common import workspace
-from rag.agent.run import ask
+from rag.agent.run import run_question
 from rag.bench.faults import FaultServer, Reply, completion, error
 from rag.models.llm import make_llm
 from rag.trace import load_trace
@@ -51,7 +51,7 @@ def server():
 def store(tmp_path_factory, embed_model) -> Workspace:
     """Two real pages of the Pew report in a real store, shared by the tests (they only read it)."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("faults")), embed_model=embed_model)
-    assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").status == "ingested"
+    assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").outcome == "ingested"
     ws.settings.agent.low_score = -1.0  # no paraphrase calls: each test counts the model's requests
     ws.settings.reader.max_pages = 1  # one page read: a reply that does not answer does not bring another
     return ws
@@ -72,7 +72,7 @@ def run(store, server, llm_env, tmp_path):
         server.play(*replies)
         settings = store.settings.model_copy(deep=True)
         settings.llm.request_timeout_s, settings.llm.max_retries = timeout_s, retries
-        return ask(store, make_llm(settings), question, trace_dir=tmp_path)
+        return run_question(store, make_llm(settings), question, trace_dir=tmp_path)
 
     return go
 
@@ -239,7 +239,7 @@ def app_store(tmp_path_factory, embed_model):
     """The app's own cached workspace, on a temp store holding the two Pew pages."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         ws = open_workspace(tmp_path_factory.mktemp("app-faults"), monkeypatch, embed_model)
-        assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").status == "ingested"
+        assert ws.ingest(pages_of(PEW, [3, 4]), "pew-p3-4.pdf").outcome == "ingested"
         ws.settings.agent.low_score = 0.0
         ws.settings.llm.request_timeout_s, ws.settings.llm.max_retries = 2.0, 1
         yield ws

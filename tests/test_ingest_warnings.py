@@ -103,6 +103,6 @@ def test_the_report_and_the_log_name_the_failed_step(monkeypatch, tmp_path, embe
     ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
     with caplog.at_level(logging.WARNING, logger="rag.ingest"):
         report = ws.ingest(STATEMENT, "statement.pdf")
-    assert report.status == "ingested" and report.fragments["text"] > 0 and report.fragments["table"] == 0
+    assert report.outcome == "ingested" and report.fragments["text"] > 0 and report.fragments["table"] == 0
     assert report.warnings == [f"page {n}: table extraction failed (ValueError: boom)" for n in (1, 2)]
     assert "statement.pdf: page 1: table extraction failed (ValueError: boom)" in caplog.messages

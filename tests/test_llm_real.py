@@ -60,15 +60,15 @@ def statements(tmp_path_factory, embed_model):
     """The 10-K's consolidated statements (pages 39-42), indexed in a real store."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("bb")), embed_model=embed_model)
     report = ws.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf")
-    assert report.status == "ingested" and report.fragments["table"] > 20
+    assert report.outcome == "ingested" and report.fragments["table"] > 20
     return ws
 
 
 def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
     llm = LocalLlamaCpp(gguf, max_tokens=200)
-    from rag.agent.run import ask
+    from rag.agent.run import run_question
 
-    result = ask(statements, llm, QUESTION, trace_dir=tmp_path)
+    result = run_question(statements, llm, QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "9912", result.answer
     assert result.citations and {c["page"] for c in result.citations} <= {1, 2, 3, 4}
     assert result.hops and result.hops[0].fragments and result.tokens["prompt"] > 100
@@ -145,12 +145,12 @@ def test_openai_compatible_server_path_with_the_server_preset(statements, llama_
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-that-must-not-leak-1234")
     settings = local_settings(statements.settings.data_dir)
     assert provider(settings) == "openai-compatible" and settings.preset == "server"
-    from rag.agent.run import ask
+    from rag.agent.run import run_question
 
-    metric = ask(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
+    metric = run_question(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
     assert metric.skill == "metric" and metric.short_answer == "9912", metric.answer  # the program, by the server
     settings.reader.skills = ["outline"]  # then the same question read off its page
-    result = ask(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
+    result = run_question(statements.with_settings(settings), make_llm(settings), QUESTION, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "9912", result.answer
     start = load_trace(result.trace)[0]["event"]["settings"]
     assert start["preset"] == "server" and start["reader"]["page_tokens"] >= 2000, "whole pages"

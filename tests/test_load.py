@@ -20,14 +20,14 @@ def test_eight_questions_and_an_ingest_at_once(tmp_path, embed_model):
     settings.agent.max_output_tokens = 120  # short answers: this measures concurrency, not prose
     settings.agent.timeout_s = 1200  # eight questions queue for one CPU model; none may time out
     ws = Workspace(settings, embed_model=embed_model)
-    assert ws.ingest(pages_of(PEW, [3, 4, 5, 6]), "pew.pdf").status == "ingested"
+    assert ws.ingest(pages_of(PEW, [3, 4, 5, 6]), "pew.pdf").outcome == "ingested"
     pdf = tmp_path / "bestbuy-statements.pdf"
     pdf.write_bytes(pages_of(BESTBUY, [39, 40, 41, 42]))
 
     result = bench_load(ws, QUESTIONS, pdf, users=8)
     print(result)
     assert result["errors"] == [] and result["incomplete_traces"] == []
-    assert result["ingest"]["status"] == "ingested"
+    assert result["ingest"]["outcome"] == "ingested"
     assert result["fragments_added"] == result["fragments_expected"], "no fragment lost or duplicated"
     assert sorted(d.file for d in ws.store.documents()) == ["bestbuy-statements.pdf", "pew.pdf"]
     for doc in ws.store.documents():  # each document's fragments, exactly as its registry entry counts them

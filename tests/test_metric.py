@@ -14,7 +14,7 @@ from conftest import BESTBUY, EVAL, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
 from rag.agent.events import Computation, PageRead
-from rag.agent.run import ask
+from rag.agent.run import run_question
 from rag.ingest.statements import pdf_frames
 from rag.models.structured import StructuredReply
 from rag.reader.question import understand
@@ -92,7 +92,7 @@ def bestbuy_statements(tmp_path_factory, embed_model):
 def test_the_agent_answers_a_metric_by_code_with_its_inputs_cited(bestbuy_statements, tmp_path):
     reply = program(("revenue", "revenue", "2023", "income statement"), formula="revenue")
     events: list = []
-    result = ask(bestbuy_statements, ScriptedLLM(replies=[reply]), "What was Best Buy's revenue in fiscal 2023?",
+    result = run_question(bestbuy_statements, ScriptedLLM(replies=[reply]), "What was Best Buy's revenue in fiscal 2023?",
                  trace_dir=tmp_path, on_event=events.append)
     assert result.answer.startswith("$46,298 million = revenue 46,298 [p. 3]"), result.answer
     assert result.skill == "metric" and result.citations[0]["page"] == 3
@@ -104,7 +104,7 @@ def test_a_missing_row_is_said_when_no_page_holds_the_answer(bestbuy_statements,
     reply = program(("staff", "number of employees", "2023", "balance sheet"), formula="staff")
     nothing = json.dumps({"found": False, "answer": ""})
     events: list = []
-    result = ask(bestbuy_statements, ScriptedLLM(replies=[reply] + [nothing] * 6),
+    result = run_question(bestbuy_statements, ScriptedLLM(replies=[reply] + [nothing] * 6),
                  "How many employees did Best Buy have in fiscal 2023?", trace_dir=tmp_path, on_event=events.append)
     assert any(isinstance(e, PageRead) for e in events), "pages are read after the lookup failed"
     assert result.answer.startswith("Not in the documents: no row for 'number of employees' in 2023"), result.answer

@@ -99,7 +99,7 @@ def scanned(tmp_path_factory, embed_model):
     ws = Workspace(local_settings(tmp_path_factory.mktemp("scan")), embed_model=embed_model)
     calls = []
     report = ws.ingest(scanned_report(), "scan.pdf", progress=lambda *call: calls.append(call))
-    assert report.status == "ingested", report.error
+    assert report.outcome == "ingested", report.error
     return ws, report, calls
 
 
@@ -159,13 +159,13 @@ def test_with_ocr_off_a_scan_is_refused_as_before(tmp_path, embed_model):
     settings = local_settings(tmp_path)
     settings.ingest.ocr = "off"
     report = Workspace(settings, embed_model=embed_model).ingest(scanned_report(), "scan.pdf")
-    assert report.status == "error" and "no text layer" in report.error
+    assert report.outcome == "error" and "no text layer" in report.error
 
 
 def test_picture_only_slides_are_searchable_by_their_words(tmp_path, embed_model):
     ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
     report = ws.ingest(slide_deck(), "deck.pdf")
-    assert report.status == "ingested" and report.ocr_pages == [1, 2]
+    assert report.outcome == "ingested" and report.ocr_pages == [1, 2]
     for n, (_, bullets, _) in enumerate(SLIDES, 1):
         hits = ws.search(bullets[0], modality="text").hits
         assert hits[0].fragment.page == n, (bullets[0], hits[0].fragment.text)

@@ -7,7 +7,7 @@ import pytest
 from conftest import PDFS, local_settings, pdf_bytes
 
 from rag.outline import detect_headings, outline
-from rag.reader.counts import counting_program
+from rag.reader.skills.outline import counting_program
 from rag.reader.program import run_program
 from rag.reader.question import understand
 from rag.workspace import Workspace

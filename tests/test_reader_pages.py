@@ -46,7 +46,26 @@ def text_layer(path, page: int) -> str:
 
 def test_reading_the_page_is_the_skill_for_every_question():
     for question in ("How many more times did A view profiles than B?", "What is the rated power of the turbine?"):
-        assert [skill.name for skill in page_skills(understand(question), {"outline"})] == ["read_page"]
+        assert [skill.name for skill in page_skills(understand(question), ["outline"])] == ["read_page"]
+
+
+def test_a_skill_registers_itself_and_the_settings_switch_and_order_them():
+    from rag.reader.skills import SKILLS, document_skills, register
+
+    assert {"outline", "pictures", "metric", "read_page"} <= set(SKILLS), "each skill's file registers it"
+    assert [s.name for s in document_skills(["metric", "outline"])] == ["metric", "outline"]
+    assert document_skills(["read_page"]) == [], "a page skill is not tried before pages are read"
+
+    @register
+    class Echo:
+        name, reads = "echo", "documents"
+
+    try:
+        assert [s.name for s in document_skills(["echo", "metric"])] == ["echo", "metric"]
+    finally:
+        del SKILLS["echo"]
+    with pytest.raises(ValueError, match="unknown skill metirc"):
+        document_skills(["metirc"])
 
 
 def test_named_pages_come_first_then_pages_in_hit_order_each_once():

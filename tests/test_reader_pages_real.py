@@ -25,7 +25,7 @@ def store(tmp_path_factory, embed_model, data: bytes, name: str) -> Workspace:
 
 def store_at(tmp_path_factory, embed_model, data: bytes, name: str, stage="searchable") -> Workspace:
     ws = Workspace(local_settings(tmp_path_factory.mktemp("real")), embed_model=embed_model)
-    assert ws.ingest(data, name, wait=stage).status == "ingested"
+    assert ws.ingest(data, name, wait=stage).outcome == "ingested"
     return ws
 
 
@@ -57,7 +57,7 @@ def deck(tmp_path_factory, embed_model):
 def searchable_10k(tmp_path_factory, embed_model):
     """A whole 10-K at its first stage: the text layer and BM25, no tables, no vectors, no worker."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("real")), embed_model=embed_model)
-    assert ws.ingest(pdf_bytes(BESTBUY), BESTBUY, wait="searchable").status == "ingested"
+    assert ws.ingest(pdf_bytes(BESTBUY), BESTBUY, wait="searchable").outcome == "ingested"
     return ws
 
 
@@ -108,7 +108,7 @@ def test_a_question_no_page_answers_is_refused(statements):
 
 def test_a_balance_sheet_total_is_read_at_the_searchable_stage(searchable_10k):
     [doc] = searchable_10k.store.documents()
-    assert doc.status == "searchable"
+    assert doc.stage == "searchable"
     result, reads = ask(searchable_10k, "What is the FY2023 total current liabilities for Best Buy? Answer in USD "
                                         "millions. Base your judgments on the balance sheet.")
     assert result.short_answer == "8979", (result.answer, [r.said for r in reads])

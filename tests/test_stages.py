@@ -30,7 +30,7 @@ def stored(ws: Workspace, doc_id: str) -> dict[str, dict[str, str]]:
 def test_a_document_is_searchable_by_keyword_at_once_then_complete_as_one_whole_parse(tmp_path, embed_model):
     ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
     report = ws.ingest(STATEMENTS, "statements.pdf", wait="searchable")
-    assert report.status == "ingested" and report.stage == "searchable" and report.fragments["table"] == 0
+    assert report.outcome == "ingested" and report.stage == "searchable" and report.fragments["table"] == 0
     info = ws.store.get(report.doc_id)
     assert info.page_states == TEXT_ONLY * 10 and info.stage_seconds["searchable"] > 0
     assert "pages 1–10 of statements.pdf are still being read (tables, charts)" == info.still_reading()
@@ -41,14 +41,14 @@ def test_a_document_is_searchable_by_keyword_at_once_then_complete_as_one_whole_
     seen = []
 
     def watch() -> None:  # enrichment gives way between steps: a look at the store each time
-        seen.append(ws.store.get(report.doc_id).status)
+        seen.append(ws.store.get(report.doc_id).stage)
         if seen[-1] == "vectors" and seen.count("vectors") == 1:
             seen.append(len(ws.search("merchandise inventories", modality="text").hits))
 
     ws.enrich(report.doc_id, give_way=watch)
     assert seen[0] == "searchable" and "vectors" in seen and seen[seen.index("vectors") + 1] > 0
     done = ws.store.get(report.doc_id)
-    assert done.status == "complete" and not done.pages_left() and done.version == 2
+    assert done.stage == "complete" and not done.pages_left() and done.version == 2
     assert done.stage_seconds["searchable"] <= done.stage_seconds["vectors"] <= done.stage_seconds["complete"]
 
     whole = parse_pdf(STATEMENTS, "statements.pdf", ws.settings.ingest)
@@ -69,9 +69,9 @@ def test_reading_that_fails_keeps_the_searchable_stage_says_why_and_can_be_retri
     kept = ws.store.pdf_path(report.doc_id)
     kept.unlink()  # the stored copy is gone (a disk error, a cleaned folder): reading it fails for real
     report = ws.ingest(pdf, "pew.pdf")  # asked to complete: it resumes, and fails
-    assert report.status == "error" and report.stage == "searchable" and "FileNotFoundError" in report.error
+    assert report.outcome == "error" and report.stage == "searchable" and "FileNotFoundError" in report.error
     info = ws.store.get(report.doc_id)
-    assert info.status == "searchable" and "FileNotFoundError" in info.error and info.visible
+    assert info.stage == "searchable" and "FileNotFoundError" in info.error and info.visible
     assert ws.search("personal finances", modality="text").hits, "still searchable"
     assert ws.store.unfinished() == [], "a failed document waits for a retry, not for a restart"
 
@@ -81,7 +81,7 @@ def test_reading_that_fails_keeps_the_searchable_stage_says_why_and_can_be_retri
     worker = queue_worker.Worker(ws)
     threading.Thread(target=worker.run, kwargs={"idle_exit_s": 1.0}, daemon=True).start()
     deadline = time.time() + 120
-    while (info := ws.store.get(report.doc_id)).status != "complete":
+    while (info := ws.store.get(report.doc_id)).stage != "complete":
         assert time.time() < deadline and not info.error, info
         time.sleep(0.2)
     assert ws.store.get(report.doc_id).fragments["image_caption"] > 0

@@ -143,7 +143,7 @@ def test_frames_are_kept_in_sqlite_and_read_back_the_same(tmp_path):
 
 def test_the_searchable_stage_stores_the_frames_and_delete_removes_them(workspace):
     report = workspace.ingest(pages_of(BESTBUY, [39, 40, 41, 42]), "bestbuy-statements.pdf", wait="searchable")
-    assert report.status == "ingested" and report.stage == "searchable"
+    assert report.outcome == "ingested" and report.stage == "searchable"
     store = workspace.store
     frames = store.frames(report.doc_id)
     assert [f.kind for f in frames] == ["balance_sheet", "income_statement", "other", "cash_flows"]

@@ -24,11 +24,11 @@ def _counts(ws: Workspace) -> dict[str, int]:
 
 def test_ingest_keeps_the_pdf_and_counts_match_the_collections(workspace):
     report = workspace.ingest(SMALL, PEW)
-    assert report.status == "ingested" and report.pages == 4
+    assert report.outcome == "ingested" and report.pages == 4
     assert _counts(workspace) == report.fragments
     assert workspace.store.pdf_path(report.doc_id).read_bytes() == SMALL
     [doc] = workspace.store.documents()
-    assert (doc.file, doc.status, doc.fragments) == (PEW, "complete", report.fragments)
+    assert (doc.file, doc.stage, doc.fragments) == (PEW, "complete", report.fragments)
 
 
 def test_table_rows_come_back_from_the_store_with_their_cells(workspace):
@@ -41,7 +41,7 @@ def test_table_rows_come_back_from_the_store_with_their_cells(workspace):
 def test_ingesting_the_same_file_twice_is_a_no_op(workspace):
     first = workspace.ingest(SMALL, PEW)
     second = workspace.ingest(SMALL, "renamed copy.pdf")
-    assert second.status == "skipped" and second.doc_id == first.doc_id
+    assert second.outcome == "skipped" and second.doc_id == first.doc_id
     assert _counts(workspace) == first.fragments
     assert len(workspace.store.documents()) == 1
 
@@ -52,7 +52,7 @@ def test_delete_removes_every_fragment_and_file(workspace):
     assert _counts(workspace) == {m: 0 for m in MODALITIES}
     assert workspace.store.documents() == []
     assert not workspace.store.pdf_path(report.doc_id).exists()
-    assert workspace.ingest(SMALL, PEW).status == "ingested"
+    assert workspace.ingest(SMALL, PEW).outcome == "ingested"
 
 
 def test_a_store_refuses_a_different_embedding_model(workspace, tmp_path):
@@ -67,7 +67,7 @@ def test_a_bad_file_leaves_the_store_unchanged(workspace, data):
     workspace.ingest(SMALL, PEW)
     before = (_counts(workspace), workspace.store.documents())
     report = workspace.ingest(data, "bad.pdf")
-    assert report.status == "error" and report.error
+    assert report.outcome == "error" and report.error
     assert (_counts(workspace), workspace.store.documents()) == before
 
 
@@ -86,17 +86,17 @@ class _FailingEmbedding(MockEmbedding):
 def test_a_failure_while_reading_keeps_the_searchable_document_with_its_error(tmp_path):
     ws = Workspace(local_settings(tmp_path), embed_model=_FailingEmbedding(embed_dim=8, model_name="m"))
     report = ws.ingest(SMALL, PEW)
-    assert report.status == "error" and "disk full" in report.error and report.stage == "searchable"
+    assert report.outcome == "error" and "disk full" in report.error and report.stage == "searchable"
     assert _counts(ws) == {m: 0 for m in MODALITIES}, "nothing half-written"
     [doc] = ws.store.documents()
-    assert doc.status == "searchable" and "disk full" in doc.error
+    assert doc.stage == "searchable" and "disk full" in doc.error
     assert ws.store.fragments("text", doc.doc_id), "its text layer is still found by keyword"
 
 
 def test_a_document_left_indexing_by_a_dead_process_is_removed_on_open(workspace, tmp_path, embed_model):
     report = workspace.ingest(SMALL, PEW)
     info = workspace.store.get(report.doc_id)
-    info.status = "indexing"
+    info.stage = "indexing"
     workspace.store.register(info, owner=_OWNER.rsplit(":", 2)[0] + ":999999999:dead")
     assert workspace.store.documents() == []  # never visible while indexing
     assert workspace.search("Latino finances").hits == []
@@ -108,12 +108,12 @@ def test_a_document_left_indexing_by_a_dead_process_is_removed_on_open(workspace
 def test_an_indexing_document_of_a_live_process_is_left_alone(workspace, embed_model):
     report = workspace.ingest(SMALL, PEW)
     info = workspace.store.get(report.doc_id)
-    info.status = "indexing"
+    info.stage = "indexing"
     workspace.store.register(info)
     Store(workspace.settings, embed_model)
-    assert workspace.store.get(report.doc_id).status == "indexing"
+    assert workspace.store.get(report.doc_id).stage == "indexing"
     again = workspace.ingest(SMALL, PEW)
-    assert again.status == "error" and "being indexed" in again.error
+    assert again.outcome == "error" and "being indexed" in again.error
 
 
 class _CountingEmbedding(MockEmbedding):
@@ -130,7 +130,7 @@ def test_each_distinct_text_is_embedded_once_and_every_fragment_is_written(tmp_p
     stages = []
     report = ws.ingest(pages_of("PIP_Seniors-and-Tech-Use_040314.pdf", [8, 9, 10]), "seniors.pdf",
                        progress=lambda stage, done, total: stages.append((stage, done, total)))
-    assert report.status == "ingested" and _counts(ws) == report.fragments
+    assert report.outcome == "ingested" and _counts(ws) == report.fragments
     assert len(model.texts) == len(set(model.texts)), "a repeated line is embedded once"
     texts = [n.get_content() for m in ("text", "table") for n in ws.store.nodes(m)]
     assert len(set(texts)) < len(texts), "the pages do repeat lines; each copy is still a fragment"
@@ -161,7 +161,7 @@ def test_texts_are_embedded_while_worker_processes_parse_the_rest(tmp_path):
     stages = []
     report = ws.ingest(pages_of("BESTBUY_2023_10K.pdf", list(range(20, 44))), "bestbuy.pdf",
                        progress=lambda stage, done, total: stages.append((stage, done, total)))
-    assert report.status == "ingested" and _counts(ws) == report.fragments
+    assert report.outcome == "ingested" and _counts(ws) == report.fragments
     last_parse = max(i for i, (stage, _, _) in enumerate(stages) if stage == "parse")
     early = [done for stage, done, _ in stages[:last_parse] if stage == "embed"]
     assert early and early[-1] > 0, "some texts were embedded before the last pages were parsed"

@@ -24,7 +24,7 @@ def test_searches_beside_an_ingest_in_another_process(tmp_path, embed_model):
     store = tmp_path / "store"
     ws = Workspace(local_settings(store), embed_model=embed_model)
     # A large set, so that each keyword index takes a while to build: the two processes' builds overlap.
-    assert ws.ingest(pdf_bytes(BESTBUY), "bestbuy.pdf", wait="searchable").status == "ingested"
+    assert ws.ingest(pdf_bytes(BESTBUY), "bestbuy.pdf", wait="searchable").outcome == "ingested"
     files = []
     for n, (name, pages) in enumerate([(PEW, [4, 5]), (BESTBUY, [40]), (PEW, [10]), (BESTBUY, [41, 42]),
                                        (PEW, [19, 20]), (BESTBUY, [43]), (PEW, [6, 7])]):

@@ -29,7 +29,7 @@ from rag.workspace import Workspace
 ws = Workspace(Settings.from_env())
 out = {}
 for d in ws.store.documents(include_indexing=True):
-    out[d.file] = {"status": d.status, "fragments": d.fragments, "records": {
+    out[d.file] = {"stage": d.stage, "fragments": d.fragments, "records": {
         name: {n.node_id: n.get_content() for n in ws.store.nodes(name, doc_ids=[d.doc_id])}
         for name in ("text", "table", "image_caption", "pages")}}
 print(json.dumps(out))
@@ -84,9 +84,9 @@ def test_ingest_returns_at_searchable_and_a_worker_killed_midway_resumes_to_the_
 
     store = tmp_path / "staged"
     out = json.loads(rag(store, "ingest", str(pdf), "--json", env={"RAG_WORKER": "off"}).stdout)["documents"][0]
-    assert out["status"] == "ingested" and out["stage"] == "searchable" and out["fragments"]["table"] == 0
+    assert out["outcome"] == "ingested" and out["stage"] == "searchable" and out["fragments"]["table"] == 0
     docs = json.loads(rag(store, "docs", "--json").stdout)["documents"]
-    assert docs[0]["status"] == "searchable" and docs[0]["pages_done"] == 0
+    assert docs[0]["stage"] == "searchable" and docs[0]["pages_done"] == 0
     assert "searchable, 0/75 pages read" in rag(store, "docs").stdout
 
     first = worker(store)
@@ -110,7 +110,7 @@ def test_ingest_returns_at_searchable_and_a_worker_killed_midway_resumes_to_the_
     assert left <= 75 - killed_at, "it resumed where it stopped"
 
     staged, uninterrupted = dump(store)["bestbuy-10k.pdf"], dump(whole)["bestbuy-10k.pdf"]
-    assert staged["status"] == "complete"
+    assert staged["stage"] == "complete"
     assert staged["records"] == uninterrupted["records"], "the same fragments, by id and text"
     assert staged["fragments"] == uninterrupted["fragments"] == {
         m: len(staged["records"][m]) for m in ("text", "table", "image_caption")}
@@ -176,7 +176,7 @@ def test_a_team_queues_through_redis_and_two_workers_share_the_documents(tmp_pat
         read = [m.group(1) for log in logs for m in re.finditer(r"reading (\S+):", log.read_text())]
         assert sorted(read) == ["pew.pdf", "statements.pdf"], "each read once, by one of the two"
         out = dump(store, {k: v for k, v in team.items() if k.startswith("CHROMA")})
-        assert {f: d["status"] for f, d in out.items()} == {"pew.pdf": "complete", "statements.pdf": "complete"}
+        assert {f: d["stage"] for f, d in out.items()} == {"pew.pdf": "complete", "statements.pdf": "complete"}
         assert out["statements.pdf"]["fragments"]["table"] > 0 and out["pew.pdf"]["fragments"]["image_caption"] > 0
         assert huey.pending_count() == 0
     finally:

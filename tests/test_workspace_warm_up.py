@@ -18,7 +18,7 @@ from rag.workspace import Workspace
 def test_warm_up_loads_the_model_once_in_the_background_and_a_question_shares_it(tmp_path, embed_model,
                                                                                 monkeypatch):
     ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
-    assert ws.ingest(pdf_bytes(PEW), PEW).status == "ingested"
+    assert ws.ingest(pdf_bytes(PEW), PEW).outcome == "ingested"
     loads, release = [], threading.Event()
 
     def slow_model(settings, progress=None):

@@ -37,8 +37,8 @@ from rag.agent.stop import stop_reason
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
 from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
-from rag.reader.skills import metric
-from rag.reader.answer import PICTURES_UNREAD, PageReading
+from rag.reader.skills import document_skills
+from rag.reader.answer import PageReading
 from rag.reader.pages import PageRef, Similarity, candidates
 from rag.records import SearchResult
 
@@ -121,16 +121,13 @@ class DocAgent(Workflow):
     async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:
         state, cfg, question = self.state, self.state.reader, self.state.question
         if self.pages is None:
-            self.pages = PageReader(question, cfg, self.source, self.similarity, self.count_tokens, self.ask,
+            self.pages = PageReader(question, cfg, self.source, self.similarity, self.count_tokens, self.json_reply,
                                     self.page_read)
-            if "outline" in cfg.skills and (counted := self.source.outline_count(question)):
-                return self.finish(counted)
-            if question.pictures:  # what a photo shows is not in the text: say so, guess nothing
-                return self.finish(None, PICTURES_UNREAD)
-            if "metric" in cfg.skills and metric.applies(question, frames := self.source.frames(state.best_hits())):
-                got = await metric.solve(question, frames, self.ask)
-                if got.solution:
-                    return self.finish(got.solution)
+            for skill in document_skills(cfg.skills):
+                if (got := await skill.answer(question, self.source, state.best_hits(), self.json_reply)) is None:
+                    continue
+                if got.solution or got.final:
+                    return self.finish(got.solution, got.reason)
                 self.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
                 self.pages.before = got.reason  # no row for …: said with the answer if no page holds one
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
@@ -234,7 +231,7 @@ class DocAgent(Workflow):
     async def complete(self, prompt: str, purpose: str, **kwargs) -> str:
         return await self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], purpose, **kwargs)
 
-    async def ask(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int, page: int = 0):
+    async def json_reply(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int, page: int = 0):
         """A JSON reply; the answer a page read is writing is shown as it grows."""
         t0, start = time.perf_counter(), time.time()
         drafting = self.drafting(page, asyncio.get_running_loop()) if page else None

@@ -1,7 +1,7 @@
 """Ask a question: run the agent workflow, record every event, return the answer.
 
 `stream_answer` is the one run pipeline — the agent and every evaluation mode go through it — and
-`RunRecorder` the one place a run's events get their run id and reach the trace. `ask` is the
+`RunRecorder` the one place a run's events get their run id and reach the trace. `run_question` is the
 synchronous form for the CLI and tests (one event loop per question, which is what Streamlit wants).
 """
 
@@ -35,11 +35,9 @@ from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
 from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
-from rag.reader import PageRef, Question, Solution, understand
+from rag.reader import PageRef, Question, understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
-from rag.outline import outline
-from rag.reader.counts import counting_program
-from rag.reader.program import ComputeError, run_program
+from rag.outline import Outline, outline
 from rag.records import LAST_PAGE, SearchResult, StatementFrame
 from rag.trace import TraceWriter, redact
 
@@ -171,7 +169,7 @@ async def stream_answer(
 def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: AnswerEvent) -> tuple[str, bool]:
     """One line on what of the searched documents is still being read, and whether the pages that mattered
     to this question (its best hits', its citations') are among them."""
-    docs = [d for d in store.documents() if d.status != "complete" and (doc_ids is None or d.doc_id in doc_ids)]
+    docs = [d for d in store.documents() if d.stage != "complete" and (doc_ids is None or d.doc_id in doc_ids)]
     if not docs:
         return "", False
     best = {(h.fragment.doc_id, h.fragment.page) for h in state.best_hits()[:3]}
@@ -208,23 +206,12 @@ class PageSource:
         doc_id = self.docs[0].doc_id if len(self.docs) == 1 else hits[0].fragment.doc_id if hits else None
         return self.store.frames(doc_id) if doc_id else []
 
-    def outline_text(self) -> str:
-        return "\n\n".join(outline(self.store, d.doc_id).text(40) for d in self.docs[:3])
+    def outline(self, doc_id: str) -> Outline:
+        return outline(self.store, doc_id)
 
-    def outline_count(self, question: Question) -> Solution | None:
-        """How many pages, figures, tables or appendices, counted by code in the one document's outline."""
-        if not question.structural or len(self.docs) != 1:
-            return None
-        doc = self.docs[0]
-        program = counting_program(question, outline(self.store, doc.doc_id))
-        try:
-            value = run_program(program) if program else None
-        except ComputeError:
-            return None
-        if value is None:
-            return None
-        return Solution(skill="outline", asked="number", value=str(value), program=program, by="code",
-                        pages=[PageRef(doc_id=doc.doc_id, file=doc.file, page=1)])
+    def outline_text(self) -> str:
+        return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
+
 
 
 def similarity(embed_model):
@@ -260,7 +247,7 @@ async def _cancel(handler) -> None:
         await handler.cancel_run()
 
 
-def ask(
+def run_question(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
     mode: str = "agent", search: Callable[[str, str], SearchResult] | None = None, control: RunControl | None = None,

@@ -190,16 +190,16 @@ def bench_load(ws: Workspace, questions: list[str], pdf: Path, users: int = 8) -
         "latency_s": {"p50": _percentile(latencies, 50), "p95": _percentile(latencies, 95), "max": latencies[-1]},
         "errors": [a.error for a in answers if a.error],
         "incomplete_traces": [t.run_id for t in traces if t.status != "done"],
-        "ingest": {"status": report.status, "error": report.error, "seconds": round(report.seconds, 1)},
+        "ingest": {"outcome": report.outcome, "error": report.error, "seconds": round(report.seconds, 1)},
         "fragments_added": {m: after[m] - before[m] for m in MODALITIES},
-        "fragments_expected": report.fragments if report.status == "ingested" else {m: 0 for m in MODALITIES},
+        "fragments_expected": report.fragments if report.outcome == "ingested" else {m: 0 for m in MODALITIES},
     }
 
 
 def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> dict:
     """How long each model fault takes to reach the user as an answer that explains it: a misbehaving
     OpenAI-compatible server on loopback, the openai client's own retries and timeouts, this store."""
-    from rag.agent.run import ask
+    from rag.agent.run import run_question
     from rag.bench.faults import FaultServer, Reply, completion, error
     from rag.models.llm import make_llm
 
@@ -225,7 +225,7 @@ def bench_faults(ws: Workspace, question: str = "What is the main finding?") -> 
             settings.agent.low_score = -1.0  # no paraphrase call: every request is the fault's
             settings.reader.max_pages = 1
             t0 = time.perf_counter()
-            result = ask(ws.with_settings(settings), make_llm(settings), asked, trace_dir=Path(traces))
+            result = run_question(ws.with_settings(settings), make_llm(settings), asked, trace_dir=Path(traces))
             rows.append({"fault": name, "seconds": round(time.perf_counter() - t0, 2), "requests": len(server.requests),
                          "answered": result.error is None, "error": (result.error or "")[:100]})
     return {"faults": rows[1:]}

@@ -58,7 +58,7 @@ def _ingest_all(ws: Workspace, pdfs: Path) -> tuple[float, float]:
     pages = seconds = 0.0
     for path in sorted(Path(pdfs).glob("*.pdf")):
         report = ws.ingest(path.read_bytes(), path.name)
-        if report.status == "error":
+        if report.outcome == "error":
             raise RuntimeError(f"{path.name}: {report.error}")
         pages += report.pages
         seconds += report.seconds

@@ -59,7 +59,7 @@ def ingest_referenced(ws, questions: list[GoldQuestion], pdf_dir: Path | None) -
             doc_ids[name] = ready[name]
         elif pdf_dir is not None and (Path(pdf_dir) / name).is_file():
             report = ws.ingest((Path(pdf_dir) / name).read_bytes(), name)
-            if report.status == "error":
+            if report.outcome == "error":
                 raise RuntimeError(f"{name}: {report.error}")
             doc_ids[name] = report.doc_id
     return doc_ids

@@ -69,7 +69,7 @@ def _searchable(store: Store, parsed: ParsedDocument, data: bytes, started: floa
         store.delete(parsed.doc_id)
     states = "".join(UNREAD if p in parsed.unread_pages else TEXT_ONLY for p in range(1, parsed.pages + 1))
     info = DocumentInfo(doc_id=parsed.doc_id, file=parsed.file, pages=parsed.pages, fragments=parsed.counts(),
-                        status="indexing", page_states=states, warnings=parsed.warnings, version=1,
+                        stage="indexing", page_states=states, warnings=parsed.warnings, version=1,
                         embed_model=store.model_key, added_at=started)
     store.register(info)
     try:
@@ -135,7 +135,7 @@ def _current(store: Store, doc_id: str) -> DocumentInfo:
 
 def _stage(store: Store, info: DocumentInfo, stage: str, **changes) -> DocumentInfo:
     seconds = {**info.stage_seconds, stage: round(time.time() - info.added_at, 2)}
-    return _gone_unless(store.update(info.doc_id, status=stage, stage_seconds=seconds, **changes), store, info.doc_id)
+    return _gone_unless(store.update(info.doc_id, stage=stage, stage_seconds=seconds, **changes), store, info.doc_id)
 
 
 def _gone_unless(info: DocumentInfo | None, store: Store, doc_id: str) -> DocumentInfo:

@@ -169,7 +169,7 @@ def _enrich(shipped: str, doc_id: str) -> None:
     ws = ws.with_settings(ws.settings.model_copy(update={"ingest": settings.ingest}))
     with _document_lock(settings, doc_id) as mine:
         info = ws.store.get(doc_id) if mine else None
-        if info is None or info.status == "complete" or info.error:
+        if info is None or info.stage == "complete" or info.error:
             return
         _LOG.info("reading %s: %d of %d pages left", info.file, len(info.pages_left()), info.pages)
         try:

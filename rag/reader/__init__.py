@@ -57,7 +57,7 @@ class PageReader:
         self.question, self.settings, self.pages = question, settings, pages
         self.similarity, self.count_tokens = similarity, count_tokens
         self.call, self.emit = call, emit
-        self.skills = page_skills(question, set(settings.skills))
+        self.skills = page_skills(question, settings.skills)
         self.read_pages: list[PageRef] = []
         self.before = ""  # what a skill before page reading found missing ("no row for …")
         self._texts: dict[tuple[str, int], str] = {}  # fetched once: fits() and read() both want a page's text

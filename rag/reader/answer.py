@@ -19,8 +19,6 @@ from rag.text import NUMBER, numbers, page_scale, plain_number, unit_after
 
 NOT_ANSWERABLE = "Not answerable"
 NOT_IN_DOCUMENTS = "Not in the documents"
-PICTURES_UNREAD = ("the pages' pictures cannot be read here: the reader sees a page's words, table rows and chart "
-                   "values, not what its photos show")
 SCALES = {"": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 

@@ -99,7 +99,7 @@ class Conversations:
             rows = db.execute("SELECT data FROM turns WHERE conversation_id = ? ORDER BY n", (cid,)).fetchall()
         return [Turn.model_validate_json(r[0]) for r in rows]
 
-    def ask(self, cid: str, question: str) -> Turn:
+    def start_turn(self, cid: str, question: str) -> Turn:
         """A new turn, "running" until its run saves it with `save`."""
         with self._db() as db:
             n = db.execute("SELECT COALESCE(MAX(n), 0) + 1 FROM turns WHERE conversation_id = ?", (cid,)).fetchone()[0]

@@ -80,7 +80,7 @@ class LiveRuns:
               doc_ids: list[str] | None = None) -> LiveRun:
         """Save the question as a running turn and answer it in a thread with these settings."""
         memory = follow_up_memory(self.conversations.turns(conversation_id), conversation_id)
-        run = LiveRun(self.conversations.ask(conversation_id, question))
+        run = LiveRun(self.conversations.start_turn(conversation_id, question))
         with self._lock:
             self._runs[conversation_id] = run
 

@@ -1,22 +1,36 @@
 """Skills: one general mechanism each, chosen by what the question asks, not by the order of an if chain.
 
-A page skill reads one page (`solve(question, view, call)` → Solution, or why not); reading it
-(`read_page`) applies to every question and comes last. The registry below is
-where the reader finds them; `ReaderSettings.skills` names those switched on.
+A skill is one file in this package whose class registers itself (`@register`, skills/base.py). A document
+skill answers from the searched documents before any page is read (`outline`: the document's own counts;
+`pictures`: what a photo shows is not read; `metric`: a figure of the statements computed by code); a page
+skill reads one page (`read_page`, which applies to every question and comes last).
+`ReaderSettings.skills` names those switched on, in the order they are tried.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, PageSkill, PageView, Read
-from rag.reader.skills.read_page import ReadPage
+from rag.reader.skills.base import SKILLS, Call, DocumentSkill, Documents, PageSkill, PageView, Read, register
 
-__all__ = ["Call", "PageSkill", "PageView", "Read", "page_skills"]
+__all__ = ["SKILLS", "Call", "DocumentSkill", "Documents", "PageSkill", "PageView", "Read", "document_skills",
+           "page_skills", "register"]
 
-SKILLS: list[PageSkill] = [ReadPage()]
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 
-def page_skills(question: Question, enabled: set[str]) -> list[PageSkill]:
-    """The skills that may read pages for this question, the first of them reads: those switched on, then
-    reading."""
-    return [s for s in SKILLS if (s.name in enabled or s.name == "read_page") and s.applies(question)]
+def document_skills(enabled: list[str]) -> list[DocumentSkill]:
+    """The document skills switched on, in the settings' order."""
+    if unknown := [n for n in enabled if n not in SKILLS]:
+        raise ValueError(f"unknown skill {', '.join(unknown)} in the settings (known: {', '.join(SKILLS)})")
+    return [SKILLS[name] for name in enabled if name in SKILLS and SKILLS[name].reads == "documents"]
+
+
+def page_skills(question: Question, enabled: list[str]) -> list[PageSkill]:
+    """The skills that may read pages for this question, the first of them reads: those switched on that
+    apply, in the settings' order, then reading."""
+    on = [SKILLS[n] for n in enabled if n in SKILLS and SKILLS[n].reads == "page" and n != "read_page"]
+    return [s for s in on if s.applies(question)] + [SKILLS["read_page"]]

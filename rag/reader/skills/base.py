@@ -1,9 +1,10 @@
-"""What every skill shares: how it calls the model, what it reads of a page, and what reading gives."""
+"""What every skill shares: how it calls the model, what it reads, what it gives, and the registry a skill's
+file adds it to with `@register`."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from rag.guard import withhold_instructions
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
+from rag.records import DocumentInfo, StatementFrame
 
 # (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured), for one page
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Awaitable[Any]]
@@ -34,14 +36,49 @@ class Read(BaseModel):
     said: str = ""
     reason: str = ""
     failed: dict[str, str] = Field(default_factory=dict, description="the checks the solution failed, by name")
+    final: bool = Field(False, description="no page is read after it: the pages' words cannot answer")
 
 
 class PageSkill(Protocol):
+    """Reads one page for a question it applies to."""
+
     name: str
+    reads: Literal["page"]
 
     def applies(self, question: Question) -> bool: ...
 
     async def solve(self, question: Question, view: PageView, call: Call) -> Read: ...
+
+
+class Documents(Protocol):
+    """What a document skill may ask of the searched documents."""
+
+    docs: list[DocumentInfo]
+
+    def frames(self, hits) -> list[StatementFrame]: ...
+
+    def outline(self, doc_id: str): ...
+
+
+class DocumentSkill(Protocol):
+    """Answers from what the store knows of the searched documents (their outline, their statements) before
+    any page is read: None when it does not apply; else a solution, or why not (said with the answer when no
+    page holds one)."""
+
+    name: str
+    reads: Literal["documents"]
+
+    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None: ...
+
+
+SKILLS: dict[str, PageSkill | DocumentSkill] = {}
+
+
+def register(cls):
+    """A skill's class decorator: the reader finds it by its name; `ReaderSettings.skills` switches it on and
+    orders it."""
+    SKILLS[cls.name] = cls()
+    return cls
 
 
 def page_messages(system: str, question: Question, view: PageView) -> list[ChatMessage]:

@@ -24,7 +24,7 @@ from rag.reader.lookup import GLOSSARY, NotFound, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Read
+from rag.reader.skills.base import Call, Documents, Read, register
 from rag.records import StatementFrame
 from rag.text import plain_number
 
@@ -48,6 +48,15 @@ class ProgramReply(BaseModel):
 
     inputs: list[InputReply] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_INPUTS})
     formula: str = Field(json_schema_extra={"maxLength": 160})
+
+
+@register
+class Metric:
+    name, reads = "metric", "documents"
+
+    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+        frames = documents.frames(hits)
+        return await solve(question, frames, call) if applies(question, frames) else None
 
 
 def applies(question: Question, frames: list[StatementFrame]) -> bool:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, create_model
 from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, PageView, Read, page_messages
+from rag.reader.skills.base import Call, PageView, Read, page_messages, register
 from rag.reader.verify import as_printed, in_asked_column, verdicts
 from rag.text import NUMBER
 
@@ -46,8 +46,9 @@ def reply_model(question: Question) -> type[BaseModel]:
     return create_model(f"Page{asked.title()}", found=(bool, ...), answer=answer, **line)
 
 
+@register
 class ReadPage:
-    name = "read_page"
+    name, reads = "read_page", "page"
 
     def applies(self, question: Question) -> bool:
         return True

@@ -6,9 +6,33 @@ from __future__ import annotations
 import re
 
 from rag.outline import Outline
+from rag.reader.answer import Solution
+from rag.reader.pages import PageRef
+from rag.reader.program import ComputeError, run_program
 from rag.reader.question import Question
+from rag.reader.skills.base import Call, Documents, Read, register
 
 _APPENDIX = re.compile(r"^appendix\s+([A-Z0-9]+)\b", re.I)
+
+
+@register
+class OutlineCount:
+    name, reads = "outline", "documents"
+
+    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+        """How many pages, figures, tables or appendices, counted by code in the one document's outline."""
+        if not question.structural or len(documents.docs) != 1:
+            return None
+        doc = documents.docs[0]
+        program = counting_program(question, documents.outline(doc.doc_id))
+        try:
+            value = run_program(program) if program else None
+        except ComputeError:
+            return None
+        if value is None:
+            return None
+        return Read(solution=Solution(skill=self.name, asked="number", value=str(value), program=program, by="code",
+                                      pages=[PageRef(doc_id=doc.doc_id, file=doc.file, page=1)]))
 
 
 def counting_program(question: Question, doc: Outline) -> str | None:

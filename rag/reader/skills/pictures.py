@@ -1,0 +1,17 @@
+"""What a photo shows ("how many people in the pictures…") is not in a page's words: say so, guess nothing."""
+
+from __future__ import annotations
+
+from rag.reader.question import Question
+from rag.reader.skills.base import Call, Documents, Read, register
+
+PICTURES_UNREAD = ("the pages' pictures cannot be read here: the reader sees a page's words, table rows and chart "
+                   "values, not what its photos show")
+
+
+@register
+class Pictures:
+    name, reads = "pictures", "documents"
+
+    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+        return Read(reason=PICTURES_UNREAD, final=True) if question.pictures else None
