@@ -83,6 +83,17 @@ def statements_read(ws: Workspace, doc_id: str) -> None:
             st.dataframe(frame.to_dataframe(printed=True), hide_index=True)
 
 
+def tables_read(ws: Workspace, doc_id: str) -> None:
+    """The document's other tables (ruled tables read at the complete stage) as data, each with its page."""
+    tables = [t for t in ws.store.tables(doc_id) if t.chart is None]
+    if not tables:
+        return
+    with st.expander(f"{len(tables)} table{'s' * (len(tables) != 1)} read as data", icon=":material/table_rows:"):
+        for table in tables:
+            st.caption(f"p. {table.page}")
+            st.dataframe(table.to_dataframe(), hide_index=True)
+
+
 def counts(fragments: dict[str, int]) -> str:
     return " · ".join(f"{n} {MODALITY_NAMES[m]}" for m, n in fragments.items())
 
@@ -117,6 +128,7 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
         st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
     statements_read(ws, doc.doc_id)
+    tables_read(ws, doc.doc_id)
 
 
 @st.fragment(run_every=1.0)

@@ -135,10 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_charts)
 
-    p = sub.add_parser("tables", help="a document's financial statements as data: rows by fiscal year, scale, page")
+    p = sub.add_parser("tables", help="a document's tables as data: its statements (rows by fiscal year, scale, "
+                                      "page), then the tables and chart values read at the complete stage")
     p.add_argument("doc", help="doc id, id prefix or file name of an ingested document, or a PDF file's path")
     p.add_argument("--kind", choices=["balance_sheet", "income_statement", "cash_flows", "equity", "other"],
-                   action="append", help="only frames of this kind (repeatable)")
+                   action="append", help="only statements of this kind (repeatable; other: every other table too)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_tables)
 
@@ -415,19 +416,27 @@ def cmd_charts(args, settings: Settings) -> int:
 
 def cmd_tables(args, settings: Settings) -> int:
     path = Path(args.doc)
-    if path.suffix.lower() == ".pdf" and path.is_file():
+    if path.suffix.lower() == ".pdf" and path.is_file():  # not ingested: its statements, read from the text layer
         from rag.ingest.statements import pdf_frames
 
-        doc_id, file, frames = "", path.name, pdf_frames(path, "", path.name)
+        doc_id, file, frames, tables = "", path.name, pdf_frames(path, "", path.name), []
     else:
         store = _workspace(settings).store
         doc = store.resolve(args.doc)
-        doc_id, file, frames = doc.doc_id, doc.file, store.frames(doc.doc_id)
+        doc_id, file, frames, tables = doc.doc_id, doc.file, store.frames(doc.doc_id), store.tables(doc.doc_id)
     frames = [f for f in frames if not args.kind or f.kind in args.kind]
-    lines = [line for f in frames for line in _frame_lines(f)]
-    payload = {"doc_id": doc_id, "file": file, "frames": [f.model_dump(mode="json") for f in frames]}
-    _emit(args, payload, "\n".join(lines) or f"no statements found in {file}")
+    tables = [t for t in tables if not args.kind or "other" in args.kind]
+    lines = [line for f in frames for line in _frame_lines(f)] + [line for t in tables for line in _table_lines(t)]
+    payload = {"doc_id": doc_id, "file": file, "frames": [f.model_dump(mode="json") for f in frames],
+               "tables": [t.model_dump(mode="json") for t in tables]}
+    _emit(args, payload, "\n".join(lines) or f"no tables found in {file}")
     return 0
+
+
+def _table_lines(table) -> list[str]:
+    """A table read at the complete stage (a ruled table, or a chart's values) as rows under its header."""
+    what = f"chart · {table.chart.title or '(no title)'}" if table.chart else "table"
+    return [f"p. {table.page} · {what}", table.to_dataframe().to_string(index=False), ""]
 
 
 def _frame_lines(frame) -> list[str]:

@@ -167,3 +167,20 @@ def test_the_cli_prints_a_pdfs_statements(capsys):
 
     [income] = json.loads(capsys.readouterr().out)["frames"]
     assert income["page"] == 59 and income["periods"][0] == {"header": "2021", "year": 2021}
+
+
+def test_the_cli_prints_a_stored_documents_statements_then_its_other_tables(pew_workspace, capsys):
+    """A Pew report read to complete: no statements (two tables by year), its charts' values as tables, each
+    with its page."""
+    import json
+
+    from rag.cli import main
+
+    [doc] = pew_workspace.store.documents()
+    assert main(["--store", str(pew_workspace.settings.data_dir), "tables", doc.doc_id[:10], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [f["kind"] for f in out["frames"]] == ["other", "other"]
+    assert len(out["tables"]) == len(pew_workspace.store.tables(doc.doc_id)) and any(t["chart"] for t in out["tables"])
+    assert all(t["page"] >= 1 and t["rows"] for t in out["tables"])
+    assert main(["--store", str(pew_workspace.settings.data_dir), "tables", doc.doc_id[:10]]) == 0
+    assert "· chart · " in capsys.readouterr().out
