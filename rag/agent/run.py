@@ -213,7 +213,6 @@ class PageSource:
         return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
 
 
-
 def similarity(embed_model):
     """Lines' cosine with the question, by the embedder already loaded (the question embedded once)."""
     asked: dict[str, np.ndarray] = {}

@@ -26,7 +26,7 @@ def document_skills(enabled: list[str]) -> list[DocumentSkill]:
     """The document skills switched on, in the settings' order."""
     if unknown := [n for n in enabled if n not in SKILLS]:
         raise ValueError(f"unknown skill {', '.join(unknown)} in the settings (known: {', '.join(SKILLS)})")
-    return [SKILLS[name] for name in enabled if name in SKILLS and SKILLS[name].reads == "documents"]
+    return [SKILLS[name] for name in enabled if SKILLS[name].reads == "documents"]
 
 
 def page_skills(question: Question, enabled: list[str]) -> list[PageSkill]:
