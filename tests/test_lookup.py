@@ -51,6 +51,10 @@ def netflix():
     ("cash from operations", None, "1,824", "Total cash provided by operating activities", 42),
     ("dividends paid", None, "(789)", "Dividends paid", 42),
     ("Selling, general and administrative expenses", None, "7,970", "Selling, general and administrative expenses", 40),
+    ("current portion of long-term debt", None, "16", "Current portion of long-term debt", 39),
+    ("long-term debt", None, "1,160", "Long-term debt", 39),
+    ("income before income taxes", None, "1,788", "Earnings before income tax expense and equity in income of "
+                                                  "affiliates", 40),
 ])
 def test_a_row_is_found_by_an_analysts_word_or_its_printed_label(bestbuy, label, statement, printed, found, page):
     got = value(bestbuy, label, "FY2023", statement)
@@ -180,3 +184,15 @@ def test_an_input_name_must_be_a_plain_name():
         Program(formula="x", inputs=[{"name": "__class__", "label": "revenue", "year": 2023}])
     with pytest.raises(ValueError, match="input's name"):
         Program(formula="avg", inputs=[{"name": "avg", "label": "revenue", "year": 2023}])
+
+
+def test_a_current_short_or_pretax_row_is_not_taken_for_its_namesake(netflix):
+    with pytest.raises(NotFound, match="current portion of long-term debt"):
+        value(netflix, "current portion of long-term debt", 2015)  # Netflix's 2015 balance sheet prints none
+    assert value(netflix, "long-term debt", 2015).printed == "2,371,362"
+    costco = frames_of(EVAL / "wide" / "pdfs" / "COSTCO_2021_10K.pdf")
+    assert value(costco, "long-term debt", 2021).label == "Long-term debt, excluding current portion"
+    assert value(costco, "income before income taxes", 2021).printed == "6,680"
+    assert value(costco, "common equity", 2021).printed == "18,078", "an analyst's word for the total"
+    interest = value(costco, "interest expense", 2021)
+    assert (interest.printed, interest.value) == ("(171)", 171), "an expense printed as a deduction is an amount"

@@ -10,13 +10,14 @@ import json
 
 import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, local_settings, pages_of
+from conftest import BESTBUY, EVAL, PDFS, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
 from rag.agent.events import Computation, PageRead
 from rag.agent.run import run_question
 from rag.ingest.statements import pdf_frames
 from rag.models.structured import StructuredReply
+from rag.reader.definitions import metrics_named
 from rag.reader.question import understand
 from rag.reader.skills import metric
 from rag.workspace import Workspace
@@ -139,3 +140,49 @@ def test_a_choice_a_segments_table_or_a_share_of_nothing_is_left_to_page_reading
                 program(("gp_2021", "gross profit", "2021", "income statement"),
                         ("gp_2020", "gross profit", "2020", "income statement"), formula="gp_2021 - gp_2020"), nike)
     assert got.solution is None and "divides nothing" in got.reason
+
+
+@pytest.fixture(scope="module")
+def bestbuy():
+    with pymupdf.open(PDFS / BESTBUY) as doc:
+        return pdf_frames(doc, "bby", BESTBUY)
+
+
+def test_a_metric_the_question_leaves_undefined_gets_an_analysts_definition():
+    ratio = metric.with_definitions(understand("What is the capitalization ratio for the fiscal year ending "
+                                               "January 28, 2023? Answer in percentage term."))
+    assert ratio.task.endswith("Capitalization ratio is defined as total debt / (total debt + total shareholders' "
+                               "equity). Total debt is defined as long-term debt + current portion of long-term debt.")
+    roe = metric.with_definitions(understand("What is the return on equity for FY2023?"))
+    assert "average total shareholders' equity between FY2022 and FY2023" in roe.task and roe.years == ["2023", "2022"]
+    given = understand("What is Block's FY2016 working capital ratio? Define working capital ratio as total current "
+                       "assets / total current liabilities.")
+    assert metric.with_definitions(given) == given, "the question's own definition stands alone"
+    fcf = understand("What is the FY2020 free cash flow (FCF) for General Mills? FCF here is defined as: (cash from "
+                     "operations - capex).")
+    assert metric.with_definitions(fcf) == fcf
+    parts = metric.with_definitions(understand("What is the FY2022 unadjusted EBITDA % margin for PepsiCo? Calculate "
+                                               "unadjusted EBITDA using unadjusted operating income and D&A."))
+    assert "EBITDA margin is defined as (operating income + depreciation and amortization) / revenue." in parts.task, \
+        "naming the parts is not saying how they combine"
+    assert metrics_named("total debt to EBITDA ratio") == ["total debt", "EBITDA"]
+    assert metrics_named("sales to working capital ratio") == ["working capital"]
+    assert metric.applies(understand("What is EBITDA for Best Buy in FY2023?"), []) is False, "no statements, no skill"
+
+
+@pytest.mark.parametrize(("question", "inputs", "formula", "short"), [
+    ("What is Return on Capital Employed for the fiscal year ending January 28, 2023? Round to three decimal places.",
+     [("oi", "operating income", "income statement"), ("ta", "total assets", "balance sheet"),
+      ("cl", "total current liabilities", "balance sheet")], "oi / (ta - cl)", "0.263"),
+    ("What is the capitalization ratio for the fiscal year ending January 28, 2023? Answer in percentage term, round "
+     "to one decimal place.", [("ltd", "long-term debt", "balance sheet"),
+                               ("cur", "current portion of long-term debt", "balance sheet"),
+                               ("eq", "total shareholders' equity", "balance sheet")],
+     "(ltd + cur) / (ltd + cur + eq)", "29.6"),
+    ("What is the effective tax rate for the fiscal year ending January 28, 2023? Answer in percentage term, round to "
+     "one decimal place.", [("tax", "income tax expense", "income statement"),
+                            ("pretax", "income before income taxes", "income statement")], "tax / pretax", "20.7"),
+])
+def test_a_defined_metric_is_computed_from_the_rows_its_definition_names(bestbuy, question, inputs, formula, short):
+    got = solve(question, program(*[(n, label, "2023", st) for n, label, st in inputs], formula=formula), bestbuy)
+    assert got.solution and got.solution.short() == short, (got.reason, got.solution)

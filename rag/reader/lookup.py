@@ -18,11 +18,11 @@ GLOSSARY: the words analysts use → the statement that holds the figure, and th
   cost of goods sold, cost of products sold, total cost of revenue(s)
 - gross profit (gross margin) · operating income (operating profit, EBIT, income from operations) ·
   net income (net earnings, net profit; attributable to the company before including minority interests)
-  · interest expense · income tax expense → income statement
+  · interest expense · income tax expense · income before income taxes → income statement
 - PP&E (fixed assets, property, plant and equipment) → balance sheet: property and equipment, net; property,
   plant and equipment, net; net property and equipment; land, buildings and equipment
 - inventory, accounts receivable, accounts payable, cash, total current assets, total current liabilities,
-  total assets, total liabilities, shareholders' equity, long-term debt → balance sheet
+  total assets, total liabilities, shareholders' equity, long-term debt, its current portion → balance sheet
 - capex (capital expenditures) → cash flows: purchases of / additions to / payments for property (plant) and
   equipment, capital expenditures, capital spending
 - D&A (depreciation and amortization) · cash from operations (operating cash flow, CFO) → net cash provided
@@ -51,7 +51,7 @@ class Concept(NamedTuple):
     kind: StatementKind
     said: tuple[str, ...]  # analysts' words
     printed: tuple[str, ...]  # statements' wordings, preferred first
-    spent: bool = False  # an amount paid out, which a cash flow statement prints as an outflow: "(460.8)"
+    spent: bool = False  # an amount paid out, which a statement may print as an outflow: "(460.8)"
 
 
 _PPE = ("property and equipment net", "property plant and equipment net", "net property and equipment",
@@ -75,7 +75,11 @@ GLOSSARY: dict[str, Concept] = {
         "net income", "net earnings", "net income attributable to", "net earnings attributable to",
         "net income loss", "net income loss attributable to common shareholders")),
     "interest expense": Concept("income_statement", ("interest expense",),
-                                ("interest expense", "interest expense net")),
+                                ("interest expense", "interest expense net"), spent=True),
+    "pretax income": Concept("income_statement", ("income before income taxes", "pretax income", "pre tax income",
+                                                  "earnings before income taxes", "income before taxes"), (
+        "income before income taxes", "earnings before income taxes", "income before provision for income taxes",
+        "earnings before income tax expense", "income loss before income taxes", "income before taxes")),
     "income tax": Concept("income_statement", ("income tax expense", "income taxes", "tax expense"), (
         "income tax expense", "provision for income taxes", "income taxes", "income tax provision")),
     "ppe": Concept("balance_sheet", ("pp&e", "ppe", "net ppe", "net pp&e", "fixed assets", "net fixed assets",
@@ -95,9 +99,18 @@ GLOSSARY: dict[str, Concept] = {
                                          ("total current liabilities",)),
     "total assets": Concept("balance_sheet", ("total assets", "assets"), ("total assets",)),
     "total liabilities": Concept("balance_sheet", ("total liabilities", "liabilities"), ("total liabilities",)),
-    "equity": Concept("balance_sheet", ("shareholders equity", "stockholders equity", "equity", "book value"), (
+    "equity": Concept("balance_sheet", ("shareholders equity", "stockholders equity", "equity", "book value",
+                                      "common equity", "common shareholders equity", "common stockholders equity"), (
         "total shareholders equity", "total stockholders equity", "total equity")),
-    "long-term debt": Concept("balance_sheet", ("long term debt",), ("long term debt", "long term debt net")),
+    "current portion of long-term debt": Concept("balance_sheet", ("current portion of long term debt",
+                                                                   "current maturities of long term debt"), (
+        "current portion of long term debt", "current maturities of long term debt",
+        "current portion of long term debt and finance leases")),
+    "long-term debt": Concept("balance_sheet", ("long term debt",), (
+        "long term debt", "long term debt net", "long term debt excluding current portion",
+        "long term debt net of current portion", "long term debt less current portion",
+        "long term debt excluding current maturities", "long term debt less current maturities",
+        "long term debt non current", "long term debt net of current maturities")),
     "capex": Concept("cash_flows", ("capex", "capital expenditures", "capital expenditure", "capital spending"), (
         "capital expenditures", "purchases of property and equipment", "purchases of property plant and equipment",
         "additions to property and equipment", "additions to property plant and equipment",
@@ -213,11 +226,22 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
         if not asked:
             continue
         score = 100.0 if asked == target else \
-            0.5 * fuzz.token_set_ratio(asked, target) + 0.5 * fuzz.ratio(asked, target)
+            0.5 * fuzz.token_set_ratio(asked, target) + 0.5 * fuzz.ratio(asked, target) - \
+            (_MARK_MISSED if _marks(asked) != _marks(target) else 0.0)
         best = max(best, score - 0.01 * n)
     if similarity is not None:
         best = 0.7 * best + 30.0 * similarity(wordings[0], printed)
     return best
+
+
+# Words that make another row of like words: "current portion of long-term debt" is not "long-term debt",
+# nor "short-term debt", and "income before income taxes" is not "income taxes".
+_MARKS = frozenset({"current", "before", "short", "long"})
+_MARK_MISSED = 25.0
+
+
+def _marks(label: str) -> frozenset[str]:
+    return _MARKS.intersection(label.split())
 
 
 _AS_REPORTED = re.compile(r"\b(?:unadjusted|as reported|reported|gaap)\b", re.I)

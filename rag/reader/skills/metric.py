@@ -20,10 +20,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
 from rag.reader.answer import Solution
+from rag.reader.definitions import defined, metrics_named
 from rag.reader.lookup import GLOSSARY, NotFound, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
-from rag.reader.question import Question
+from rag.reader.question import YEAR, Question
 from rag.reader.skills.base import Call, Documents, Read, register
 from rag.records import StatementFrame
 from rag.text import plain_number
@@ -65,7 +66,7 @@ def applies(question: Question, frames: list[StatementFrame]) -> bool:
     years = {int(y) for y in question.years}
     printed = {p.year for f in statements(frames) for p in f.periods}
     words = f" {normal(question.task or question.text)} "
-    named = any(f" {w} " in words for w in _METRIC_WORDS)
+    named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words))
     return bool(years & printed) and not question.options and (question.asked == "number" or named)
 
 
@@ -76,7 +77,7 @@ def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
 
 
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
-    frames = statements(frames)
+    frames, question = statements(frames), with_definitions(question)
     reply = await call("write program", messages(question), ProgramReply, REPLY_TOKENS)
     if reply.value is None:
         return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})")
@@ -95,6 +96,17 @@ async def solve(question: Question, frames: list[StatementFrame], call: Call) ->
     except (ComputeError, ValidationError, ZeroDivisionError) as exc:
         return Read(said=reply.text, reason=f"the program was refused: {str(exc)[:200]}")
     return Read(said=reply.text, solution=solution(question, computed))
+
+
+def with_definitions(question: Question) -> Question:
+    """The question with the definitions of the metrics it names and leaves undefined; the years an average
+    of theirs takes count as named."""
+    task = question.task or question.text
+    years = [int(y) for y in question.years]
+    if not (definitions := defined(task, max(years, default=None))):
+        return question
+    named_years = list(dict.fromkeys([*question.years, *YEAR.findall(definitions)]))
+    return question.model_copy(update={"task": f"{task} {definitions}", "years": named_years})
 
 
 def _unasked_years(question: Question, reply: ProgramReply) -> str:

@@ -1,0 +1,123 @@
+"""Analysts' metrics, defined once: what a question means by "ROCE" or "total debt" when it does not say.
+
+A question that names a metric and gives no definition of its own gets the definition an analyst would use,
+written in the statements' row words, after its text; the model then writes the program as for a question
+that defines it (rag/reader/skills/metric.py), and code looks the rows up. A metric built on another ("total
+debt" in the capitalization ratio) brings that one's definition too. An average is between the fiscal year
+asked and the one before.
+
+- total debt = long-term debt + current portion of long-term debt · EBITDA = operating income + D&A ·
+  working capital = total current assets − total current liabilities · long-term liabilities = total
+  liabilities − total current liabilities · free cash flow = cash from operations − capex
+- margins (gross, operating, EBITDA, net) over revenue · current and quick ratios · effective tax rate =
+  income tax expense / income before income taxes · interest coverage = operating income / interest expense
+- returns: on assets and on equity over their averages, on capital employed = operating income / (total
+  assets − total current liabilities) · capitalization ratio, debt to equity, debt to EBITDA
+- turnovers (asset, fixed asset, inventory, receivables) and days (sales, inventory, payables) over averages ·
+  dividend payout ratio = dividends paid / net income
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from rag.reader.lookup import normal
+
+_AVERAGE = "between FY{prev} and FY{year}"
+
+
+class Definition(NamedTuple):
+    said: tuple[str, ...]  # analysts' words, as `normal` writes them
+    formula: str  # in statement rows' words; {prev} and {year}: the years of an average
+    uses: tuple[str, ...] = ()  # metrics its formula names, defined after it
+
+
+DEFINITIONS: dict[str, Definition] = {
+    "total debt": Definition(("total debt",), "long-term debt + current portion of long-term debt"),
+    "EBITDA": Definition(("ebitda",), "operating income + depreciation and amortization"),
+    "EBITDA margin": Definition(("ebitda margin", "ebitda margins"),
+                                "(operating income + depreciation and amortization) / revenue"),
+    "working capital": Definition(("working capital", "net working capital"),
+                                  "total current assets - total current liabilities"),
+    "long-term liabilities": Definition(("long term liabilities", "total long term liabilities",
+                                         "non current liabilities", "total non current liabilities"),
+                                        "total liabilities - total current liabilities"),
+    "current ratio": Definition(("current ratio",),
+                                "total current assets / total current liabilities"),
+    "quick ratio": Definition(("quick ratio", "acid test ratio"), "(cash and cash equivalents + short-term "
+                              "investments + accounts receivable) / total current liabilities"),
+    "free cash flow": Definition(("free cash flow", "fcf"),
+                                 "net cash provided by operating activities - capital expenditures"),
+    "gross margin": Definition(("gross margin", "gross margins", "gross profit margin"), "gross profit / revenue"),
+    "operating margin": Definition(("operating margin", "operating profit margin", "ebit margin"),
+                                   "operating income / revenue"),
+    "net profit margin": Definition(("net profit margin", "net margin", "net income margin", "profit margin"),
+                                    "net income / revenue"),
+    "effective tax rate": Definition(("effective tax rate", "effective tax ratio", "effective income tax rate"),
+                                     "income tax expense / income before income taxes"),
+    "interest coverage ratio": Definition(("interest coverage", "interest coverage ratio", "times interest earned"),
+                                          "operating income / interest expense"),
+    "return on assets": Definition(("return on assets", "roa", "return on average assets"),
+                                   f"net income / average total assets {_AVERAGE}"),
+    "return on equity": Definition(("return on equity", "roe", "return on average equity"),
+                                   f"net income / average total shareholders' equity {_AVERAGE}"),
+    "return on capital employed": Definition(("return on capital employed", "roce"),
+                                             "operating income / (total assets - total current liabilities)"),
+    "capitalization ratio": Definition(("capitalization ratio",),
+                                       "total debt / (total debt + total shareholders' equity)", ("total debt",)),
+    "debt to equity ratio": Definition(("debt to equity", "debt to equity ratio", "debt equity ratio"),
+                                       "total debt / total shareholders' equity", ("total debt",)),
+    "interest to average total debt": Definition(("interest to average total debt",),
+                                                 f"interest expense / average total debt {_AVERAGE}", ("total debt",)),
+    "asset turnover ratio": Definition(("asset turnover", "total asset turnover"),
+                                      f"revenue / average total assets {_AVERAGE}"),
+    "fixed asset turnover ratio": Definition(("fixed asset turnover",),
+                                             f"revenue / average property and equipment, net {_AVERAGE}"),
+    "inventory turnover ratio": Definition(("inventory turnover",), f"cost of sales / average inventories {_AVERAGE}"),
+    "receivables turnover ratio": Definition(("receivables turnover", "accounts receivable turnover"),
+                                             f"revenue / average accounts receivable {_AVERAGE}"),
+    "days sales outstanding": Definition(("days sales outstanding", "dso"),
+                                         f"365 * average accounts receivable {_AVERAGE} / revenue"),
+    "days inventory outstanding": Definition(("days inventory outstanding", "dio", "days of inventory"),
+                                             f"365 * average inventories {_AVERAGE} / cost of sales"),
+    "days payable outstanding": Definition(("days payable outstanding", "dpo"),
+                                           f"365 * average accounts payable {_AVERAGE} / cost of sales"),
+    "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income"),
+}
+_SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
+
+
+def metrics_named(text: str) -> list[str]:
+    """The metrics a text names, longest wording first, none inside another ("total debt to EBITDA": both)."""
+    words, found = f" {normal(text)} ", []
+    for said, name in _SAID:
+        if f" {said} " in words:
+            words = words.replace(f" {said} ", " | ")
+            found.append(name)
+    return list(dict.fromkeys(found))
+
+
+def defined(text: str, year: int | None) -> str:
+    """The definitions a question leaves out, as sentences ("Calculate EBITDA using operating income and D&A"
+    names the parts, not how they combine); "" for a metric it defines itself ("FCF here is defined as …")."""
+    names = [name for name in metrics_named(text) if not gives(text, name)]
+    names = list(dict.fromkeys(n for name in names for n in (name, *DEFINITIONS[name].uses)))
+    return " ".join(f"{name[0].upper()}{name[1:]} is defined as {formula}." for name in names
+                    if (formula := _formula(name, year)))
+
+
+def gives(text: str, name: str) -> bool:
+    """Whether a text defines a metric itself: "X is defined as", "define X as", "X = …"."""
+    words = normal(text)
+    return any(re.search(rf"\b{said}\b(?: \w+){{0,3}} defined as|\bdefine(?: \w+){{0,2}} {said}\b", words) or
+               re.search(rf"\b{re.escape(said)}\W*=", text, re.I) for said in DEFINITIONS[name].said)
+
+
+def _formula(name: str, year: int | None) -> str:
+    formula = DEFINITIONS[name].formula
+    if "{year}" in formula:
+        if year is None:
+            return ""
+        formula = formula.format(prev=year - 1, year=year)
+    return formula
