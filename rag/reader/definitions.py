@@ -12,7 +12,7 @@ asked and the one before.
 - margins (gross, operating, EBITDA, net) over revenue · current and quick ratios · effective tax rate =
   income tax expense / income before income taxes · interest coverage = operating income / interest expense
 - returns: on assets and on equity over their averages, on capital employed = operating income / (total
-  assets − total current liabilities) · capitalization ratio, debt to equity, debt to EBITDA
+  assets − total current liabilities) · capitalization ratio, debt to equity ("total debt to EBITDA": both)
 - turnovers (asset, fixed asset, inventory, receivables) and days (sales, inventory, payables) over averages ·
   dividend payout ratio = dividends paid / net income
 """

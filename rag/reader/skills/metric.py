@@ -2,7 +2,8 @@
 
 For a question that asks a figure of a company's statements for a fiscal year (a lookup, a ratio, a change, an
 average, a total), the model writes, held by a JSON schema, the inputs the metric needs (each a statement row
-in its own words and a fiscal year) and one formula over their names, following the question's definition.
+in its own words and a fiscal year) and one formula over their names, following the question's definition,
+else an analyst's (rag/reader/definitions.py).
 Code looks every input up in the document's statement frames (rag/reader/lookup.py), runs the formula
 (rag/reader/program.py), and gives the result in the unit and decimals asked, each input with its page:
 "24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 253 [p. 69], ppe_2019 282 [p. 69]) · …".
