@@ -5,9 +5,11 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from rag.embed import local_minilm
+from rag.ingest.statements import pdf_frames
 from rag.settings import Settings
 from rag.workspace import Workspace
 
@@ -33,8 +35,6 @@ def pdf_bytes(name: str) -> bytes:
 def pages_of(name: str | Path, pages: list[int]) -> bytes:
     """A real PDF cut down to a few pages: real content, fast to index. `name` is a dev PDF's file name, or
     any PDF's path."""
-    import pymupdf
-
     doc = pymupdf.open(PDFS / name)
     doc.select([p - 1 for p in pages])
     return doc.tobytes(garbage=3, deflate=True)  # without unused objects: a real small file
@@ -79,3 +79,24 @@ def pew_workspace(tmp_path_factory, embed_model) -> Workspace:
     report = ws.ingest(pdf_bytes(PEW), PEW)
     assert report.outcome == "ingested", report.error
     return ws
+
+
+def frames_of(path: Path):
+    """A 10-K's statement frames, read from its PDF as at *searchable*."""
+    with pymupdf.open(path) as doc:
+        return pdf_frames(doc, path.stem, path.name)
+
+
+@pytest.fixture(scope="session")
+def bestbuy():
+    return frames_of(PDFS / BESTBUY)
+
+
+@pytest.fixture(scope="session")
+def nike():
+    return frames_of(EVAL / "fin" / "pdfs" / "NIKE_2021_10K.pdf")
+
+
+@pytest.fixture(scope="session")
+def netflix():
+    return frames_of(EVAL / "fin" / "pdfs" / "NETFLIX_2015_10K.pdf")

@@ -4,35 +4,11 @@ with every input's page, a formula that is not allowed refused with its reason, 
 
 from __future__ import annotations
 
-import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, PDFS
+from conftest import EVAL, frames_of
 
-from rag.ingest.statements import pdf_frames
 from rag.reader.lookup import NotFound, concept_of, period_of, value
 from rag.reader.program import ComputeError, Program, check_formula, compute, in_unit, shown
-
-FIN = EVAL / "fin" / "pdfs"
-
-
-def frames_of(path):
-    with pymupdf.open(path) as doc:
-        return pdf_frames(doc, path.stem, path.name)
-
-
-@pytest.fixture(scope="module")
-def bestbuy():
-    return frames_of(PDFS / BESTBUY)
-
-
-@pytest.fixture(scope="module")
-def nike():
-    return frames_of(FIN / "NIKE_2021_10K.pdf")
-
-
-@pytest.fixture(scope="module")
-def netflix():
-    return frames_of(FIN / "NETFLIX_2015_10K.pdf")
 
 
 @pytest.mark.parametrize(("label", "statement", "printed", "found", "page"), [

@@ -8,21 +8,18 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pymupdf
 import pytest
-from conftest import BESTBUY, EVAL, PDFS, local_settings, pages_of
+from conftest import BESTBUY, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
 from rag.agent.events import Computation, PageRead
 from rag.agent.run import run_question
-from rag.ingest.statements import pdf_frames
 from rag.models.structured import StructuredReply
 from rag.reader.definitions import metrics_named
 from rag.reader.question import understand
 from rag.reader.skills import metric
 from rag.workspace import Workspace
 
-FIN = EVAL / "fin" / "pdfs"
 TURNOVER = ("What is the FY2021 inventory turnover ratio for Nike? Inventory turnover ratio is defined as: (FY2021 "
             "COGS) / (average inventory between FY2020 and FY2021). Round your answer to two decimal places.")
 
@@ -30,12 +27,6 @@ TURNOVER = ("What is the FY2021 inventory turnover ratio for Nike? Inventory tur
 def program(*inputs: tuple[str, str, str, str], formula: str) -> str:
     return json.dumps({"inputs": [{"name": n, "label": label, "year": y, "statement": s} for n, label, y, s in inputs],
                        "formula": formula})
-
-
-@pytest.fixture(scope="module")
-def nike():
-    with pymupdf.open(FIN / "NIKE_2021_10K.pdf") as doc:
-        return pdf_frames(doc, "nike", "NIKE_2021_10K.pdf")
 
 
 def solve(question: str, reply: str, frames):
@@ -140,12 +131,6 @@ def test_a_choice_a_segments_table_or_a_share_of_nothing_is_left_to_page_reading
                 program(("gp_2021", "gross profit", "2021", "income statement"),
                         ("gp_2020", "gross profit", "2020", "income statement"), formula="gp_2021 - gp_2020"), nike)
     assert got.solution is None and "divides nothing" in got.reason
-
-
-@pytest.fixture(scope="module")
-def bestbuy():
-    with pymupdf.open(PDFS / BESTBUY) as doc:
-        return pdf_frames(doc, "bby", BESTBUY)
 
 
 def test_a_metric_the_question_leaves_undefined_gets_an_analysts_definition():
