@@ -90,8 +90,9 @@ class ReaderSettings(BaseModel):
     # Skills besides reading a page (rag/reader/skills), in the order they are tried: "outline" counts the
     # document's pages, figures, tables and appendices; "pictures" says what a photo shows is not read;
     # "metric" computes a figure of the statements (a lookup, ratio, change, average) by a program the model
-    # writes over lookups code does.
-    skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "metric"])
+    # writes over lookups code does; "names" says at once that no document prints a name the question asks
+    # about.
+    skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "metric", "names"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain and the time budget lasts).
     max_pages: int = 4

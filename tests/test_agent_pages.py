@@ -109,6 +109,17 @@ def test_what_a_picture_shows_is_not_guessed(run):
     assert not reads(events) and not llm.prompts
 
 
+def test_a_name_no_document_prints_is_answered_at_once(run):
+    result, events, llm = run([], question="What do Latinos in Ontario think of Toronto's schools?")
+    assert result.short_answer == "Not answerable" and "no document searched mentions “Ontario”, “Toronto”" in result.answer
+    assert not reads(events) and not llm.prompts
+
+
+def test_a_name_misspelt_by_one_letter_is_still_read(run):
+    result, events, _ = run([copy_from_page()], question="How do Latinso see economic upward mobility for their children?")
+    assert reads(events) and "mentions" not in result.answer
+
+
 def test_a_skill_switched_off_in_the_settings_is_not_tried(run):
     result, events, _ = run([copy_from_page()], question="How many people appear in the pictures on pages 3 and 4?",
                             reader_settings={"skills": ["outline", "metric"]})

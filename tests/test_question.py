@@ -73,3 +73,14 @@ def test_the_scale_a_question_asks_for():
     assert understand("What were total assets? Answer in USD millions.").scale == "million"
     assert understand("How much cash, in thousands of dollars?").scale == "thousand"
     assert understand("What was revenue?").scale is None
+
+
+def test_the_names_a_question_asks_about():
+    assert understand("Who were the auditors of Acme Corp. in 2019?").names == ["Acme", "Corp"]
+    assert understand("What score did GPT-4 and LLaVa reach on MMLU Physics? Answer in %.").names == \
+        ["LLaVa", "MMLU", "Physics"], "a word with a digit names a model's version, not what a document must print"
+    assert understand("According to the report, What is Figure 3's Source?").names == ["Source"], \
+        "a sentence's first word, figures, tables and pages are no names"
+    assert understand("what is advertising expense of Netflix in FY 2015? Answer in millions.").names == ["Netflix"]
+    assert understand("WHICH YEAR DID THE SECURITY DIAGRAM DISCUSS?").names == [], "case tells nothing in capitals"
+    assert understand("how many pages does the document have?").names == []

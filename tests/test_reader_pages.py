@@ -4,6 +4,7 @@ Page texts are real pages of a manual, a 10-K, a survey report and a slide deck 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pymupdf
@@ -269,3 +270,21 @@ def test_the_dev_survey_page_is_read_whole():
 ])
 def test_a_cell_is_a_number_only_when_it_is_one_value(header, value, expected):
     assert cell_number(header, value) == expected
+
+
+def test_a_document_still_being_read_is_not_judged_by_its_words():
+    """OCR and tables add words until a document is complete: before that a name it lacks proves nothing."""
+    from rag.records import DocumentInfo
+    from rag.reader.skills import SKILLS
+
+    class Docs:
+        def __init__(self, stage):
+            self.docs = [DocumentInfo(doc_id="d", file="d.pdf", pages=1, fragments={}, stage=stage)]
+
+        def words(self):
+            return {"latino", "children"}
+
+    ask = understand("What do Latinos in Ontario think?")
+    said = asyncio.run(SKILLS["names"].answer(ask, Docs("complete"), [], None))
+    assert said.final and "“Ontario”" in said.reason and "Latinos" not in said.reason
+    assert asyncio.run(SKILLS["names"].answer(ask, Docs("searchable"), [], None)) is None

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 from collections.abc import AsyncIterator, Callable
+from functools import lru_cache
 from pathlib import Path
 
 from llama_index.core.llms import ChatMessage, MessageRole
@@ -37,6 +38,7 @@ from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
 from rag.reader import PageRef, Question, understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
+from rag.reader.skills.names import vocabulary
 from rag.outline import Outline, outline
 from rag.records import LAST_PAGE, SearchResult, StatementFrame
 from rag.trace import TraceWriter, redact
@@ -209,8 +211,16 @@ class PageSource:
     def outline(self, doc_id: str) -> Outline:
         return outline(self.store, doc_id)
 
+    def words(self) -> set[str]:
+        return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))
+
     def outline_text(self) -> str:
         return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
+
+
+@lru_cache(maxsize=16)
+def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
+    return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
 
 
 def similarity(embed_model):

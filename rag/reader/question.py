@@ -47,6 +47,12 @@ _SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousan
 _DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.I)
 _STRUCTURE = re.compile(r"\bhow many (pages?|slides?|appendi(?:x|ces)|figures?|charts?|images?|pictures?|diagrams?|"
                         r"tables?)\b", re.I)
+# A capitalised word past a sentence's first, or a word with capitals inside ("LLaVa", "SoC"), names something;
+# these name a part of the document, or how to answer, not what is asked about
+_NAME = re.compile(r"(?<![\w'’-])[A-Za-z][\w&'’-]*")
+_NOT_NAMES = set("""according answer figure fig table chart page slide section appendix chapter please round write
+give list save express format note fy what which who whom whose when where why how is are was were do does did the
+a an in on of for to and or i""".split())
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
                        r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
 
@@ -67,6 +73,8 @@ class Question(BaseModel):
     pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
+    names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
+                                                                "words past a sentence's first, acronyms")
 
 
 def understand(question: str) -> Question:
@@ -80,7 +88,7 @@ def understand(question: str) -> Question:
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
-        terms=list(dict.fromkeys(content_words(q))),
+        terms=list(dict.fromkeys(content_words(q))), names=names(_task(q)),
     )
 
 
@@ -88,6 +96,18 @@ def _task(question: str) -> str:
     """The question as the model reads it: no answer-format instruction, no scale to convert to."""
     task = re.sub(r",?\s*" + _SCALE.pattern + r"(?:\s+of\s+(?:us\s+)?dollars)?", "", _FORMAT.sub("", question), flags=re.I)
     return task.strip() or question
+
+
+def names(text: str) -> list[str]:
+    """The words that name what is asked about: capitalised past a sentence's first word, or with capitals
+    inside (acronyms: short); none in a question written in capitals, where case tells nothing."""
+    words = [m for m in _NAME.finditer(text) if not any(c.isdigit() for c in m.group())]
+    if sum(w.group().isupper() and len(w.group()) > 1 for w in words) >= len(words) / 2:
+        return []
+    found = [w.group().strip("'’-").removesuffix("'s").removesuffix("’s") for w in words
+             if not re.search(r"(^|[.?!:;\"“(]\s*)$", text[:w.start()]) and not (w.group().isupper() and len(w.group()) > 5)
+             and (w.group()[0].isupper() or any(c.isupper() for c in w.group()[1:]))]
+    return list(dict.fromkeys(w for w in found if w.lower() not in _NOT_NAMES and len(w) > 1))
 
 
 def asked_type(question: str) -> Asked:

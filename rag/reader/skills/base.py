@@ -59,6 +59,10 @@ class Documents(Protocol):
 
     def outline(self, doc_id: str): ...
 
+    def words(self) -> set[str]:
+        """The stems the documents print (rag/reader/skills/names.py `vocabulary`)."""
+        ...
+
 
 class DocumentSkill(Protocol):
     """Answers from what the store knows of the searched documents (their outline, their statements) before
