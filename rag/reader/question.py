@@ -57,6 +57,13 @@ _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)
                        r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
 
 
+_COLOUR = r"(?:red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
+# the colour a page shows things in is not in its words: "the quote colored in blue", "the red words", "what color …"
+_COLOURS = re.compile(rf"\b(?:colou?red|highlighted|shaded|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} (?:colou?r|background)"
+                      rf"|\b{_COLOUR} (?:colou?r(?:ed)?|background|words?|texts?|box(?:es)?|bars?|rectangles?|triangles?|circles?"
+                      rf"|lines?|font|arrows?|shapes?|squares?|dots?)\b|\b(?:what|which|how many) colou?rs?\b|\bcolou?rs? of\b", re.I)
+
+
 class Question(BaseModel):
     """A question as code understands it."""
 
@@ -70,7 +77,8 @@ class Question(BaseModel):
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
-    pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
+    pictures: bool = Field(False, description="the answer needs what a picture shows, or a colour, not "
+                                                         "the page's words")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
@@ -87,7 +95,7 @@ def understand(question: str) -> Question:
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
-        pictures=bool(_PICTURES.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
+        pictures=bool(_PICTURES.search(q) or _COLOURS.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))), names=names(_task(q)),
     )
 

@@ -1,12 +1,13 @@
-"""What a photo shows ("how many people in the pictures…") is not in a page's words: say so, guess nothing."""
+"""What a photo shows ("how many people in the pictures…") and the colours a page prints in ("the quote colored in
+blue") are not in its words: say so, guess nothing."""
 
 from __future__ import annotations
 
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, Documents, Read, register
 
-PICTURES_UNREAD = ("the pages' pictures cannot be read here: the reader sees a page's words, table rows and chart "
-                   "values, not what its photos show")
+PICTURES_UNREAD = ("the pages' pictures and colours cannot be read here: the reader sees a page's words, table rows "
+                   "and chart values, not what its photos show or the colours it prints them in")
 
 
 @register
