@@ -94,8 +94,10 @@ class ReaderSettings(BaseModel):
     # about.
     skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "metric", "names"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
-    # pages remain and the time budget lasts).
-    max_pages: int = 4
+    # pages remain and the time budget lasts). One for the embedded 1.5B model: on dev and wide its answers
+    # from a second or later page were right once and wrong 18 times, 7 of them to questions the documents do
+    # not answer (docs/results.md, "One page, names and colours").
+    max_pages: int = 1
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
     # (rag/reader/pages.py). ~1,500 tokens hold most pages whole.
@@ -207,8 +209,7 @@ class Settings(BaseModel):
 
 
 PRESETS: dict[str, Settings] = {
-    # The embedded 1.5B model on two cores: pages read whole, best first, until one answers or the time
-    # budget is spent. Measured in docs/results.md.
+    # The embedded 1.5B model on two cores: the best page read whole. Measured in docs/results.md.
     "embedded": Settings(preset="embedded"),
     # A model behind a server (OPENAI_BASE_URL, OPENAI_API_KEY): whole pages, more of them, and the
     # ReAct step searches again when two pages fail.
