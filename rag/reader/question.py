@@ -55,8 +55,6 @@ give list save express format note fy what which who whom whose when where why h
 a an in on of for to and or i""".split())
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
                        r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
-
-
 _COLOUR = r"(?:red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
 # the colour a page shows things in is not in its words: "the quote colored in blue", "the red words", "what color …"
 _COLOURS = re.compile(rf"\b(?:colou?red|highlighted|shaded|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} (?:colou?r|background)"
@@ -77,8 +75,7 @@ class Question(BaseModel):
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
-    pictures: bool = Field(False, description="the answer needs what a picture shows, or a colour, not "
-                                                         "the page's words")
+    pictures: bool = Field(False, description="the answer needs what a picture shows, or a colour, not its words")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "

@@ -15,7 +15,9 @@ from rag.reader.question import Question
 from rag.reader.skills.base import Call, Documents, Read, register
 from rag.text import content_words
 
-SLIP_FROM = 6  # letters from which one slip (OSA distance 1) still counts as the word: shorter words have too many neighbours ("hover", "cover")
+# letters from which one slip (OSA distance 1) still counts as the word: a shorter one has too many neighbours
+# ("hover", "cover")
+SLIP_FROM = 6
 
 
 @register
