@@ -297,3 +297,11 @@ def test_a_name_is_printed_up_to_one_slip_in_a_long_word():
     assert printed("Netfilx", words) and printed("Wi-Fi", words) and printed("Non-GAAP", words)
     assert not printed("HOVER", words), "a short word has too many neighbours for a slip"
     assert not printed("Apple", words)
+
+
+def test_a_name_in_another_form_is_printed():
+    from rag.reader.skills.names import printed, vocabulary
+
+    words = vocabulary("Sales in Canada and Japan rose; the newsletter is out.")
+    assert printed("Canadian", words) and printed("Japanese", words)
+    assert not printed("Newspaper", words) and not printed("Chinese", words)

@@ -56,10 +56,11 @@ a an in on of for to and or i""".split())
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
                        r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
 _COLOUR = r"(?:red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
-# the colour a page shows things in is not in its words: "the quote colored in blue", "the red words", "what color …"
+# the colour a page prints something in is not in its words: "the quote colored in blue", "the red words" (a colour
+# the text states, "the indicator glows blue", is: "what colour …" is read)
 _COLOURS = re.compile(rf"\b(?:colou?red|highlighted|shaded|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} (?:colou?r|background)"
                       rf"|\b{_COLOUR} (?:colou?r(?:ed)?|background|words?|texts?|box(?:es)?|bars?|rectangles?|triangles?|circles?"
-                      rf"|lines?|font|arrows?|shapes?|squares?|dots?)\b|\b(?:what|which|how many) colou?rs?\b|\bcolou?rs? of\b", re.I)
+                      rf"|lines?|font|arrows?|shapes?|squares?|dots?)\b", re.I)
 
 
 class Question(BaseModel):

@@ -1,12 +1,14 @@
 """A question about a name that no searched document prints ("the bankers of Apple Inc." asked of an Indian
 tobacco company's report) is not theirs to answer: said at once, no page read.
 
-A name is printed when the documents hold each of its words, one slip allowed in a long word (an OCR'd or
-misspelt "Netfilx" is Netflix). Documents still being read (OCR, tables) are not judged: their words are not all
-known yet.
+A name is printed when the documents hold each of its words in one of its forms ("Canadian" where "Canada" is
+printed), one slip allowed in a long word (an OCR'd or misspelt "Netfilx" is Netflix). Documents still being read
+(OCR, tables) are not judged: their words are not all known yet.
 """
 
 from __future__ import annotations
+
+import os
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -18,6 +20,7 @@ from rag.text import content_words
 # letters from which one slip (OSA distance 1) still counts as the word: a shorter one has too many neighbours
 # ("hover", "cover")
 SLIP_FROM = 6
+STEM = 5  # letters two forms of one name share at least ("Canad-ian", "Japan-ese")
 
 
 @register
@@ -47,4 +50,12 @@ def printed(name: str, words: set[str]) -> bool:
 def _held(word: str, words: set[str]) -> bool:
     if word in words:
         return True
-    return len(word) >= SLIP_FROM and process.extractOne(word, words, scorer=OSA.distance, score_cutoff=1) is not None
+    if len(word) >= SLIP_FROM and process.extractOne(word, words, scorer=OSA.distance, score_cutoff=1) is not None:
+        return True
+    return any(_same_name(word, w) for w in words if w[:STEM] == word[:STEM])
+
+
+def _same_name(a: str, b: str) -> bool:
+    """One name in two forms: a country and its people ("Canada", "Canadian"), a word and its derivative."""
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= max(STEM, min(len(a), len(b)) - 1)
