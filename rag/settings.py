@@ -96,7 +96,7 @@ class ReaderSettings(BaseModel):
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain and the time budget lasts). One for the embedded 1.5B model: on dev and wide its answers
     # from a second or later page were right once and wrong 18 times, 7 of them to questions the documents do
-    # not answer (docs/results.md, "One page, names and colours").
+    # not answer (docs/results.md, "One page; names and colours no document prints").
     max_pages: int = 1
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens: a longer page is read as its best lines

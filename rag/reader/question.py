@@ -87,14 +87,14 @@ def understand(question: str) -> Question:
     q = question.strip()
     asked = asked_type(q)
     structural = _STRUCTURE.search(q)
-    scale, decimals = _SCALE.search(q), _DECIMALS.search(q)
+    scale, decimals, task = _SCALE.search(q), _DECIMALS.search(q), _task(q)
     return Question(
-        text=question, task=_task(q), asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
+        text=question, task=task, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q) or _COLOURS.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
-        terms=list(dict.fromkeys(content_words(q))), names=names(_task(q)),
+        terms=list(dict.fromkeys(content_words(q))), names=names(task),
     )
 
 
