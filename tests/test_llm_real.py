@@ -114,6 +114,35 @@ def test_a_stopped_question_ends_the_embedded_models_generation_and_frees_it(ggu
     assert reply.message.content.strip()
 
 
+def test_a_page_asked_again_resumes_from_its_kept_state(gguf):
+    """A page read for one question, then another page, then the first page for another question: the third
+    call decodes only what follows the page (the question), from the state kept after the first; the kept
+    states hold the KV cache alone (no logits)."""
+    import pymupdf
+    from conftest import PDFS
+    from llama_index.core.llms import ChatMessage
+
+    with pymupdf.open(PDFS / BESTBUY) as doc:
+        first, other = (doc[n].get_text()[:1500] for n in (39, 40))
+    llm = LocalLlamaCpp(gguf, max_tokens=4, cache_mb=256)
+    decoded: list[int] = []
+    decode = llm._llm.eval
+    llm._llm.eval = lambda tokens: (decoded.append(len(tokens)), decode(tokens))[1]
+
+    def prompt_decoded(page: str, question: str) -> int:
+        decoded.clear()
+        llm.chat([ChatMessage(role="system", content="Answer from the page."),
+                  ChatMessage(role="user", content=f"<page>\n{page}\n</page>\nQuestion: {question}")])
+        return decoded[0]
+
+    cold = prompt_decoded(first, "What was the revenue?")
+    prompt_decoded(other, "What was the revenue?")
+    again = prompt_decoded(first, "What were the total assets?")
+    assert cold > 300 and again < 30, (cold, again)
+    kept = llm._llm.cache.cache_state.values()
+    assert len(kept) == 3 and all(s.scores.size == 0 for s in kept)
+
+
 @pytest.fixture(scope="module")
 def llama_server(gguf, tmp_path_factory):
     port = free_port()

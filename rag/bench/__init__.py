@@ -251,8 +251,9 @@ def _percentile(values: list[float], q: int) -> float:
 
 def bench_model(settings: Settings, repeats: int = 3) -> dict:
     """The embedded model on this machine, on a page read as the reader sends it: seconds for the prompt
-    cold and with the fixed task already cached (llama.cpp reuses the longest common prefix of the last
-    call), and seconds a generated token, free and held to the reply's JSON grammar. Medians of `repeats`."""
+    cold, with the fixed task already cached (llama.cpp reuses the longest common prefix of the last
+    call), and for a page read before, asked another question (resumed from its kept state); seconds a
+    generated token, free and held to the reply's JSON grammar. Medians of `repeats`."""
     from llama_index.core.llms import ChatMessage, MessageRole
 
     from rag import prompts
@@ -265,8 +266,8 @@ def bench_model(settings: Settings, repeats: int = 3) -> dict:
     rows = "\n".join(f"Line item {n} | 2023: {n * 1234:,} | 2022: {n * 1111:,}" for n in range(1, 13))
     question = understand("What was line item 7 in 2023?")
 
-    def messages(system: str, page: int) -> list[ChatMessage]:
-        text = prompts.PAGE.format(page=page, file="bench.pdf", text=rows, question=question.text)
+    def messages(system: str, page: int, asked: str = question.text) -> list[ChatMessage]:
+        text = prompts.PAGE.format(page=page, file="bench.pdf", text=rows, question=asked)
         return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=text)]
 
     def timed(call) -> tuple[float, int]:
@@ -276,12 +277,13 @@ def bench_model(settings: Settings, repeats: int = 3) -> dict:
         return time.perf_counter() - t0, raw["usage"]["completion_tokens"]
 
     schema = schema_of(reply_model(question))
-    runs: dict[str, list[float]] = {"prompt_cold_s": [], "prompt_cached_task_s": [], "token_free_s": [],
-                                    "token_grammar_s": []}
+    runs: dict[str, list[float]] = {"prompt_cold_s": [], "prompt_cached_task_s": [], "page_again_s": [],
+                                    "token_free_s": [], "token_grammar_s": []}
     for n in range(repeats):
         task = f"Run {n}. {prompts.READ_PAGE_SYSTEM}"
         runs["prompt_cold_s"].append(timed(lambda: llm.chat(messages(task, 1), max_tokens=1))[0])
         runs["prompt_cached_task_s"].append(timed(lambda: llm.chat(messages(task, 2), max_tokens=1))[0])
+        runs["page_again_s"].append(timed(lambda: llm.chat(messages(task, 1, "What was line item 3?"), max_tokens=1))[0])
         base = timed(lambda: llm.chat(messages(task, 2), max_tokens=1))[0]  # the whole prompt cached: decode only
         for key, call in (("token_free_s", lambda: llm.chat(messages(task, 2), max_tokens=40, stop=[])),
                           ("token_grammar_s", lambda: llm.json_chat(messages(task, 2), schema, 40))):

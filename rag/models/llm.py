@@ -69,11 +69,13 @@ class LocalLlamaCpp(CustomLLM):
     _decoder: ThreadPoolExecutor = PrivateAttr(
         default_factory=lambda: ThreadPoolExecutor(1, "decode", initializer=_lower_priority))
 
-    def __init__(self, model_path: Path, n_threads: int = 2, **kwargs: Any) -> None:
+    def __init__(self, model_path: Path, n_threads: int = 2, cache_mb: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        from llama_cpp import Llama
+        from rag.models.kept_states import KeptStatesLlama
 
-        self._llm = Llama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads, verbose=False)
+        # A page asked about again (another question, another user) costs its question, not its text.
+        self._llm = KeptStatesLlama(model_path=str(model_path), n_ctx=self.context_window, n_threads=n_threads,
+                                    cache_mb=cache_mb, verbose=False)
         self._llm.eval = self._stoppable(self._llm.eval)
 
     @property
@@ -257,4 +259,5 @@ def make_llm(settings: Settings, progress=None) -> LLM:
         return OpenAI(model=cfg.openai_model, timeout=cfg.request_timeout_s,
                       additional_kwargs={"stop": REACT_STOP}, **clients(settings), **common)
     path = ensure_gguf(cfg.model_dir, progress)
-    return LocalLlamaCpp(path, n_threads=cfg.threads, context_window=cfg.context_window, **common)
+    return LocalLlamaCpp(path, n_threads=cfg.threads, cache_mb=cfg.cache_mb, context_window=cfg.context_window,
+                         **common)
