@@ -143,6 +143,28 @@ def test_a_page_asked_again_resumes_from_its_kept_state(gguf):
     assert len(kept) == 3 and all(s.scores.size == 0 for s in kept)
 
 
+def test_kept_states_resume_only_a_prompt_they_hold_most_of_and_a_miss_refreshes_none():
+    """States fabricated around token lists (no model): the one holding 3/4 of a prompt is resumed and counted
+    as used; one sharing only a beginning is not resumed, and the miss leaves the least recently used first."""
+    import numpy as np
+    from llama_cpp import LlamaState
+
+    from rag.models.kept_states import KeptStates
+
+    def state(tokens: list[int]) -> LlamaState:
+        return LlamaState(input_ids=np.array(tokens, dtype=np.intc), scores=np.zeros((0, 0), np.single),
+                          n_tokens=len(tokens), llama_state=b"", llama_state_size=0, seed=0)
+
+    kept = KeptStates(capacity_bytes=1 << 20)
+    page_a, page_b = [1, 2, 3] + list(range(10, 40)), [1, 2, 3] + list(range(50, 80))
+    kept[page_a + [7, 7]], kept[page_b + [8, 8]] = state(page_a + [7, 7]), state(page_b + [8, 8])
+    with pytest.raises(KeyError):
+        kept[[1, 2, 3] + list(range(90, 120))]  # the task alone in common
+    assert list(kept.cache_state) == [tuple(page_a + [7, 7]), tuple(page_b + [8, 8])]
+    assert kept[page_a + [9]].n_tokens == len(page_a) + 2
+    assert list(kept.cache_state)[-1] == tuple(page_a + [7, 7])
+
+
 @pytest.fixture(scope="module")
 def llama_server(gguf, tmp_path_factory):
     port = free_port()

@@ -15,10 +15,12 @@ class KeptStates(LlamaRAMCache):
     saves little, and resuming mid-page changes how the rest is decoded, and so, at times, the answer."""
 
     def __getitem__(self, key) -> LlamaState:
-        state = super().__getitem__(key)
-        if Llama.longest_token_prefix(state.input_ids[:state.n_tokens].tolist(), list(key)) < 0.75 * len(key):
-            raise KeyError("no kept state holds most of this prompt")
-        return state
+        key = tuple(key)
+        best = self._find_longest_prefix_key(key)
+        if best is None or Llama.longest_token_prefix(best, key) < 0.75 * len(key):
+            raise KeyError("no kept state holds most of this prompt")  # and none is counted as used
+        self.cache_state.move_to_end(best)
+        return self.cache_state[best]
 
 
 class KeptStatesLlama(Llama):
