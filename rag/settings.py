@@ -99,9 +99,10 @@ class ReaderSettings(BaseModel):
     # not answer (docs/results.md, "One page; names and colours no document prints").
     max_pages: int = 1
     pages_per_search: int = 2
-    # How much of one page the model reads, in its own tokens: a longer page is read as its best lines
-    # (rag/reader/pages.py). ~1,500 tokens hold most pages whole.
-    page_tokens: int = 1500
+    # How much of one page the model reads, in its own tokens (a page up to half as much again is read whole,
+    # a longer one as its best lines: rag/reader/pages.py). 1,100 holds most pages whole and keeps a page's read
+    # within ~20 s on two cores (docs/results.md, "A long page read as its best 1,100 tokens").
+    page_tokens: int = 1100
     # Seconds a question may spend before another page is begun: the next page is read only when the
     # model's measured speed says it ends within the budget (the first page is always read).
     budget_s: float = 22.0
