@@ -100,8 +100,8 @@ class ReaderSettings(BaseModel):
     max_pages: int = 1
     pages_per_search: int = 2
     # How much of one page the model reads, in its own tokens (a page up to half as much again is read whole,
-    # a longer one as its best lines: rag/reader/pages.py). 1,100 holds most pages whole and keeps a page's read
-    # within ~20 s on two cores (docs/results.md, "A long page read as its best 1,100 tokens").
+    # a longer one as its best lines: rag/reader/pages.py). 1,100 holds most pages whole; the longer reads it
+    # cuts were most of the p95 on two cores (docs/results.md, "A long page read as its best 1,100 tokens").
     page_tokens: int = 1100
     # Seconds a question may spend before another page is begun: the next page is read only when the
     # model's measured speed says it ends within the budget (the first page is always read).
