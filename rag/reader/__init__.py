@@ -16,7 +16,7 @@ from functools import partial
 from typing import Protocol
 
 from rag.reader.answer import PageReading, Solution, not_found
-from rag.reader.pages import PageRef, Similarity, best_lines
+from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
 from rag.reader.question import Question, understand
 from rag.reader.skills import Call, PageView, Read, page_skills
 from rag.settings import ReaderSettings
@@ -91,7 +91,7 @@ class PageReader:
         first page is always read."""
         if not self.read_pages:
             return True
-        tokens = min(self.count_tokens(self._text(page)), int(self.settings.page_tokens * 1.5))
+        tokens = min(self.count_tokens(self._text(page)), int(self.settings.page_tokens * WHOLE))
         return spent + SPEED.seconds(tokens, self.settings.tokens_per_s) <= self.settings.budget_s
 
     def _text(self, page: PageRef) -> str:

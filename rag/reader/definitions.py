@@ -15,6 +15,9 @@ asked and the one before.
   assets − total current liabilities) · capitalization ratio, debt to equity ("total debt to EBITDA": both)
 - turnovers (asset, fixed asset, inventory, receivables) and days (sales, inventory, payables) over averages ·
   dividend payout ratio = dividends paid / net income
+
+A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
+program from the definition.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ import re
 from typing import NamedTuple
 
 from rag.reader.lookup import normal
+from rag.reader.program import Input, Program
 
 _AVERAGE = "between FY{prev} and FY{year}"
+_ROW = r"[a-z]+(?:(?:[' ,]+|-)[a-z]+)*"  # a row's words in a formula, between its operators
+_PART = re.compile(rf"average (?P<average>{_ROW}) between FY\{{prev\}} and FY\{{year\}}|{_ROW}")
 
 
 class Definition(NamedTuple):
@@ -85,13 +91,13 @@ DEFINITIONS: dict[str, Definition] = {
                                            f"365 * average accounts payable {_AVERAGE} / cost of sales"),
     "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income"),
 }
-_SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
+SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
 
 
 def metrics_named(text: str) -> list[str]:
     """The metrics a text names, longest wording first, none inside another ("total debt to EBITDA": both)."""
     words, found = f" {normal(text)} ", []
-    for said, name in _SAID:
+    for said, name in SAID:
         if f" {said} " in words:
             words = words.replace(f" {said} ", " | ")
             found.append(name)
@@ -121,3 +127,24 @@ def _formula(name: str, year: int | None) -> str:
             return ""
         formula = formula.format(prev=year - 1, year=year)
     return formula
+
+
+def written(name: str, year: int) -> Program:
+    """The program of a defined metric for one fiscal year: each row of its formula an input, a metric it
+    builds on in parentheses, an average over the year and the one before."""
+    inputs: dict[tuple[str, int], Input] = {}
+    built_on = {said: used for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
+
+    def expand(formula: str, y: int) -> str:
+        return _PART.sub(lambda m: f"avg({row(m['average'], y - 1)}, {row(m['average'], y)})" if m["average"]
+                         else row(m[0], y), formula)
+
+    def row(words: str, y: int) -> str:
+        if words in built_on:
+            return f"({expand(DEFINITIONS[built_on[words]].formula, y)})"
+        if (words, y) not in inputs:
+            inputs[words, y] = Input.of_row(words, y)
+        return inputs[words, y].name
+
+    formula = expand(DEFINITIONS[name].formula, year)
+    return Program(inputs=list(inputs.values()), formula=formula)

@@ -22,6 +22,7 @@ from rag.text import content_words
 Similarity = Callable[[str, list[str]], list[float]]
 HEAD_LINES = 2
 GAP = "…"
+WHOLE = 1.5  # a page up to this many times the budget is read whole, not cut to its best lines
 
 
 class PageRef(BaseModel):
@@ -50,7 +51,7 @@ def candidates(named: list[PageRef], hits: list[Hit], read: set[tuple[str, int]]
 def best_lines(text: str, question: str, terms: list[str], similarity: Similarity | None,
                count_tokens: Callable[[str], int], budget: int) -> str:
     """The page whole when it fits the budget (or a half more), else its best lines within the budget."""
-    if count_tokens(text) <= budget * 1.5:
+    if count_tokens(text) <= budget * WHOLE:
         return text
     lines = [ln for ln in text.splitlines() if ln.strip()]
     scores = rank_lines(lines, question, terms, similarity)

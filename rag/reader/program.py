@@ -176,6 +176,16 @@ class Input(BaseModel):
     year: str
     statement: str | None = None
 
+    @classmethod
+    def of_row(cls, words: str, year: int) -> Input:
+        """A row's input named by its words, as long as a name may be: "net_cash_provided_by_operating_2021"."""
+        name = ""
+        for word in re.findall(r"[a-z0-9]+", words.lower()):
+            if len(name) + len(word) > 30:
+                break
+            name = f"{name}_{word}" if name else word
+        return cls(name=f"{name}_{year}" if name[:1].isalpha() else f"row_{year}", label=words, year=year)
+
     @field_validator("year", mode="before")
     @classmethod
     def _year_text(cls, year) -> str:

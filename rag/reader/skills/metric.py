@@ -8,6 +8,10 @@ Code looks every input up in the document's statement frames (rag/reader/lookup.
 (rag/reader/program.py), and gives the result in the unit and decimals asked, each input with its page:
 "24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 253 [p. 69], ppe_2019 282 [p. 69]) · …".
 
+A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
+a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
+the end of fiscal 2023?") needs no model: code writes its program (`by_code`), as it would write it.
+
 A lookup that finds no row says which row it sought; the reader then reads pages as for any question.
 """
 
@@ -21,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
 from rag.reader.answer import Solution
-from rag.reader.definitions import defined, metrics_named
+from rag.reader.definitions import SAID, defined, gives, metrics_named, written
 from rag.reader.lookup import GLOSSARY, NotFound, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
@@ -36,6 +40,10 @@ REPLY_TOKENS = 60 + 40 * MAX_INPUTS
 _PERCENT = re.compile(r"%|\bpercent", re.I)
 _TIMES_100 = re.compile(r"\s*\*\s*100(?:\.0*)?(?![\d.])|(?<![\d.])100(?:\.0*)?\s*\*\s*")
 _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(normal, c.said))}
+# what a question may ask beyond the one figure it names, which that figure's program does not do
+_MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|cagr|compared?|versus|vs|average|mean|"
+                   r"per|ratio|margin|share|portion|percentage of|to|from|between)\b")
+MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 
 
 class InputReply(BaseModel):
@@ -67,7 +75,8 @@ def applies(question: Question, frames: list[StatementFrame]) -> bool:
     years = {int(y) for y in question.years}
     printed = {p.year for f in statements(frames) for p in f.periods}
     words = f" {normal(question.task or question.text)} "
-    named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words))
+    named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
+        one_figure(question, statements(frames)) is not None
     return bool(years & printed) and not question.options and (question.asked == "number" or named)
 
 
@@ -77,8 +86,43 @@ def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
     return [f for f in frames if f.kind != "other"]
 
 
+def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, str] | None:
+    """The one figure a question asks for one fiscal year, if it asks nothing more of it: ("metric", a defined
+    metric's name) or ("row", a row's words). Wordings are taken longest first, none inside another; an
+    analyst's word for a row (revenue, capex) counts as a figure too, but code does not pick its row."""
+    text = question.task or question.text
+    if len(set(question.years)) != 1:
+        return None
+    metrics = {said: name for said, name in SAID if not gives(text, name)}
+    rows = {label for f in frames for r in f.rows if len(label := normal(r.label)) >= MIN_ROW_CHARS}
+    words, found = f" {normal(text)} ", []
+    for said in sorted({*metrics, *rows, *_METRIC_WORDS}, key=len, reverse=True):
+        if f" {said} " in words:
+            words = words.replace(f" {said} ", " | ")
+            found.append(("metric", metrics[said]) if said in metrics else ("row" if said in rows else "word", said))
+    one = len(found) == 1 and found[0][0] != "word" and not _MORE.search(words)
+    return found[0] if one else None
+
+
+def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
+    """The program of a question's one figure, written by code: a metric's from its definition, a row's lookup."""
+    if not (figure := one_figure(question, frames)):
+        return None
+    (kind, words), year = figure, int(question.years[0])
+    if kind == "metric":
+        return written(words, year)
+    row = Input.of_row(words, year)
+    return Program(inputs=[row], formula=row.name)
+
+
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
-    frames, question = statements(frames), with_definitions(question)
+    frames = statements(frames)
+    if program := by_code(question, frames):
+        try:
+            return Read(solution=solution(question, compute(program, frames)))
+        except (NotFound, ComputeError, ZeroDivisionError):
+            pass  # a row code did not find: the model names the rows in its own words
+    question = with_definitions(question)
     reply = await call("write program", messages(question), ProgramReply, REPLY_TOKENS)
     if reply.value is None:
         return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})")
