@@ -94,14 +94,20 @@ DEFINITIONS: dict[str, Definition] = {
 SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
 
 
-def metrics_named(text: str) -> list[str]:
-    """The metrics a text names, longest wording first, none inside another ("total debt to EBITDA": both)."""
+def longest_first(text: str, wordings) -> tuple[list[str], str]:
+    """The wordings a text holds, longest first, none inside another; and the text's words left over."""
     words, found = f" {normal(text)} ", []
-    for said, name in SAID:
+    for said in sorted(wordings, key=len, reverse=True):
         if f" {said} " in words:
             words = words.replace(f" {said} ", " | ")
-            found.append(name)
-    return list(dict.fromkeys(found))
+            found.append(said)
+    return found, words
+
+
+def metrics_named(text: str) -> list[str]:
+    """The metrics a text names, longest wording first, none inside another ("total debt to EBITDA": both)."""
+    names = dict(SAID)
+    return list(dict.fromkeys(names[said] for said in longest_first(text, names)[0]))
 
 
 def defined(text: str, year: int | None) -> str:

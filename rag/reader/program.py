@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from rag.reader.lookup import Lookup, Similarity, value
+from rag.reader.lookup import Lookup, Similarity, normal, value
 from rag.records import SCALES, StatementFrame
 
 MAX_SOURCE_CHARS = 2000
@@ -180,7 +180,7 @@ class Input(BaseModel):
     def of_row(cls, words: str, year: int) -> Input:
         """A row's input named by its words, as long as a name may be: "net_cash_provided_by_operating_2021"."""
         name = ""
-        for word in re.findall(r"[a-z0-9]+", words.lower()):
+        for word in normal(words).split():
             if len(name) + len(word) > 30:
                 break
             name = f"{name}_{word}" if name else word

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
 from rag.reader.answer import Solution
-from rag.reader.definitions import SAID, defined, gives, metrics_named, written
+from rag.reader.definitions import SAID, defined, gives, longest_first, metrics_named, written
 from rag.reader.lookup import GLOSSARY, NotFound, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
@@ -72,11 +72,11 @@ class Metric:
 def applies(question: Question, frames: list[StatementFrame]) -> bool:
     """A figure of a fiscal year the statements print, asked as a number or by a statement's word (revenue,
     capex, total assets…); not a choice among things the question names."""
-    years = {int(y) for y in question.years}
-    printed = {p.year for f in statements(frames) for p in f.periods}
+    years, kept = {int(y) for y in question.years}, statements(frames)
+    printed = {p.year for f in kept for p in f.periods}
     words = f" {normal(question.task or question.text)} "
     named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
-        one_figure(question, statements(frames)) is not None
+        one_figure(question, kept) is not None
     return bool(years & printed) and not question.options and (question.asked == "number" or named)
 
 
@@ -95,13 +95,11 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
         return None
     metrics = {said: name for said, name in SAID if not gives(text, name)}
     rows = {label for f in frames for r in f.rows if len(label := normal(r.label)) >= MIN_ROW_CHARS}
-    words, found = f" {normal(text)} ", []
-    for said in sorted({*metrics, *rows, *_METRIC_WORDS}, key=len, reverse=True):
-        if f" {said} " in words:
-            words = words.replace(f" {said} ", " | ")
-            found.append(("metric", metrics[said]) if said in metrics else ("row" if said in rows else "word", said))
-    one = len(found) == 1 and found[0][0] != "word" and not _MORE.search(words)
-    return found[0] if one else None
+    found, rest = longest_first(text, {*metrics, *rows, *_METRIC_WORDS})
+    if len(found) != 1 or _MORE.search(rest):
+        return None
+    said = found[0]
+    return ("metric", metrics[said]) if said in metrics else ("row", said) if said in rows else None
 
 
 def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
