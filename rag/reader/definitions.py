@@ -30,7 +30,7 @@ from rag.reader.program import Input, Program
 
 _AVERAGE = "between FY{prev} and FY{year}"
 _ROW = r"[a-z]+(?:(?:[' ,]+|-)[a-z]+)*"  # a row's words in a formula, between its operators
-_PART = re.compile(rf"average (?P<average>{_ROW}) between FY\{{prev\}} and FY\{{year\}}|{_ROW}")
+_PART = re.compile(rf"average (?P<average>{_ROW}) {re.escape(_AVERAGE)}|{_ROW}")
 
 
 class Definition(NamedTuple):
