@@ -14,6 +14,7 @@ from rag.agent.events import (
     HopStart,
     LLMCall,
     PageRead,
+    Planned,
     Stop,
     Waiting,
 )
@@ -164,6 +165,8 @@ def render_event(ws: Workspace, event: HopEvent, cited: frozenset[str] = frozens
     if isinstance(event, HopEnd):
         for hit in event.hits:
             fragment_card(ws, hit, hit.fragment.id in cited)
+    elif isinstance(event, Planned):
+        st.markdown("\n".join(f"{n}. {_escape(part)}" for n, part in enumerate(event.parts, 1)))
     elif isinstance(event, Computation):
         st.code(event.program, language="python")
         if event.inputs:  # each input as printed and where: the answer's citations open those pages
@@ -198,6 +201,8 @@ def status_news(events: list[HopEvent], label: str, queue: str) -> tuple[str, st
 
 def status_label(event: HopEvent) -> str | None:
     """What the status box's title says while this event is the latest news."""
+    if isinstance(event, Planned):
+        return f"Planned {len(event.parts)} parts: searching each …"
     if isinstance(event, HopStart):
         return f"Hop {event.hop}: searching {MODALITY_NAMES.get(event.modality, event.modality)} …"
     if isinstance(event, HopEnd):

@@ -99,3 +99,22 @@ METRIC_EXAMPLES = [
               *[(f"{n}_{y}", label, str(y), "income statement") for y in (2018, 2019, 2020)
                 for n, label in (("oi", "operating income"), ("rev", "revenue"))])),
 ]
+
+# A question of two or three facts (rag/reader/plan.py): the model writes one question a fact, code composes the
+# figures. Invented examples, fixed, so llama.cpp reuses them with the task.
+PLAN_SYSTEM = """\
+Split the question into the single-fact questions it needs, one per thing it compares or adds up, in the \
+order it names them. Each asks for one figure of one thing and keeps every other word of the question (the \
+group, the year, the survey, the table). Never answer, never compute. JSON: "parts": the questions."""
+
+PLAN_EXAMPLES = [
+    ("How many more bicycles did the north depot repair than the south depot in 2019?",
+     '{"parts": ["How many bicycles did the north depot repair in 2019?", '
+     '"How many bicycles did the south depot repair in 2019?"]}'),
+    ("What is the combined share of members aged 30-44 and 45-59 who own a kayak, according to the club survey?",
+     '{"parts": ["What share of members aged 30-44 own a kayak, according to the club survey?", '
+     '"What share of members aged 45-59 own a kayak, according to the club survey?"]}'),
+    ("Which town had the higher rainfall in March in the weather table? Alder, or Birchwood?",
+     '{"parts": ["What was the rainfall of Alder in March in the weather table?", '
+     '"What was the rainfall of Birchwood in March in the weather table?"]}'),
+]

@@ -21,7 +21,7 @@ _KEY_SHAPE = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{16,}")
 SPAN_KIND = {
     "run_start": "AGENT", "answer": "AGENT", "stop": "AGENT", "error": "AGENT", "thought": "AGENT", "waiting": "AGENT",
     "hop_start": "TOOL", "hop_end": "RETRIEVER", "llm": "LLM", "paraphrase": "LLM",
-    "evidence": "CHAIN", "compute": "TOOL", "verify": "CHAIN", "refuse": "AGENT",
+    "evidence": "CHAIN", "compute": "TOOL", "verify": "CHAIN", "refuse": "AGENT", "plan": "CHAIN",
 }
 
 
@@ -75,6 +75,8 @@ def _attributes(data: dict) -> dict:
         return {"output.value": data["answer"]}
     if kind == "evidence":
         return {"input.value": ", ".join(data["ids"])}
+    if kind == "plan":
+        return {"input.value": data["composition"], "output.value": "\n".join(data["parts"])}
     if kind == "compute":
         return {"tool.name": "Compute", "input.value": data["program"], "output.value": data["result"] or data["error"]}
     return {}

@@ -27,6 +27,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 QUESTION = "What was the total sample size of Latinos in the survey?"  # a number the model reads off its page
 LIVE_QUESTION = "How do Latinos rate their personal finances?"  # read by the model: its hops are seen live
 ANSWER_TIMEOUT_MS = 300_000
+# two facts on two pages of the cut (p. 4's methodology, p. 2's children), quoted so that code writes the parts
+TWO_PARTS = 'What is the combined share of "respondents surveyed in Spanish" and "Latinos who expect their ' \
+            'children to be better off financially"?'
 
 
 
@@ -180,6 +183,38 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     # beyond the run's own time; a figure, not an assertion: it is a time on a shared machine).
     print(f"first hop on screen after {first_hop_s:.1f} s, answer after {answer_s:.1f} s (the run itself "
           f"{run_s:.1f} s: {answer_s - run_s:.1f} s beyond it), model failed: {model_failed}")
+
+
+def test_a_two_part_question_shows_a_hop_per_part_live_then_the_composed_answer_and_its_plan(page):
+    """On the 4-page cut uploaded above: each part's hop appears while the run goes on, the answer composes both
+    values with their pages, and the trace holds the plan."""
+    from playwright.sync_api import expect
+
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Chat", exact=True).click()
+    messages = page.locator('[data-testid="stChatMessage"]')
+    expect(page.locator('[data-testid="stChatInputTextArea"]')).to_be_enabled()
+    before = messages.count()
+    page.locator('[data-testid="stChatInputTextArea"]').fill(TWO_PARTS)
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    expect(messages).to_have_count(before + 2)
+    reply = messages.nth(before + 1)
+    expect(reply.get_by_text("Plan: the sum of 2 parts")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(reply.get_by_text(re.compile(r"Hop 1: .*\(part 1 of 2: sum\)"))).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(reply.get_by_text(re.compile(r"Hop 2: .*\(part 2 of 2: sum\)"))).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    assert reply.get_by_text("answered in").count() == 0, "the second part's hop is shown before the answer"
+    shot(page, "07-two-parts-live")
+    expect(reply.get_by_text("answered in")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
+    answer = reply.get_by_text(re.compile(r"\d+% = \d+% \[p\. (\d)\] \+ \d+% \[p\. (\d)\]")).first
+    expect(answer).to_be_visible()
+    first, second = re.search(r"\[p\. (\d)\] \+ \d+% \[p\. (\d)\]", answer.inner_text()).groups()
+    assert first != second, "the two facts stand on two pages, each cited"
+    expect(reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page")).to_have_count(2)
+    shot(page, "08-two-parts-answer")
+
+    reply.get_by_role("link", name="Open the trace").click()
+    expect(page.get_by_text("Plan: the sum of 2 parts").first).to_be_attached()
+    shot(page, "09-two-parts-trace")
 
 
 def test_evaluate_a_question_in_the_browser_then_open_its_trace(page, server, tmp_path):

@@ -20,7 +20,7 @@ from rag.records import MODALITY_NAMES, Hit
 Style = Literal["step", "note", "thought", "info", "warning"]
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "compute", "error", "answer",
-    "waiting", "read", "draft",
+    "waiting", "read", "draft", "plan",
 ]
 
 
@@ -147,6 +147,24 @@ class Stop(HopEvent):
 
     def headline(self) -> str:
         return f"Stopped searching: {self.reason.replace('_', ' ')}" + (f" ({self.detail[:120]})" if self.detail else "")
+
+
+class Planned(HopEvent):
+    """The question needs two or three facts: each part is its own hop and read, then code composes them."""
+
+    kind: EventKind = "plan"
+    composition: str
+    parts: list[str]
+    by: str = "model"
+    said: str = ""
+
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        return f"Plan: the {self.composition} of {len(self.parts)} parts, each searched and read on its own"
+
+    def details(self) -> list[str]:
+        return [f"{n}. {p}" for n, p in enumerate(self.parts, 1)]
 
 
 class Computation(HopEvent):

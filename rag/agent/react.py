@@ -1,12 +1,16 @@
 """The agent as a LlamaIndex workflow: search hop by hop (ReAct), then read page by page.
 
     start → search ⇄ decide → read ⇄ (next page | search again) → stop
+    start → plan → (part hop → part read) × 2–3 → compose → stop
 
 `search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py); then the
 pages found are read first, unless the model's own word on sufficiency is asked for (a ReAct step). `read`
 is the ReadPage step: the reader reads the best lines of the best page (rag/reader) and code checks what it
 found there. A page without the answer leads to the next page, or, after `pages_per_search` pages, back to
 the ReAct step, which may search again, read a page by number, or say the evidence is enough.
+A question of two or three facts ("how many more … than …", "the total of … and …", "which is higher, … or
+…?") has a plan (rag/reader/plan.py): each part is its own hop, searched and read on its own page, and code
+composes the values (rag/reader/compose.py); a one-fact question keeps the first path.
 The same workflow serves every evaluation mode: `single-pass` reads after the first hop without the
 ReAct step, and `text-only` / `oracle` only swap the first hop's search.
 """
@@ -31,7 +35,7 @@ from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Wor
 from rapidfuzz import fuzz
 
 from rag import prompts
-from rag.agent.events import Answer, Computation, Draft, PageRead, Stop, Thought
+from rag.agent.events import Answer, Computation, Draft, PageRead, Planned, Stop, Thought
 from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
@@ -39,7 +43,9 @@ from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
 from rag.reader.skills import document_skills
 from rag.reader.answer import PageReading
+from rag.reader.compose import compose
 from rag.reader.pages import PageRef, Similarity, candidates
+from rag.reader.plan import Plan, composition, part_question, planned
 from rag.records import SearchResult
 
 _ANSWER_SO_FAR = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -57,6 +63,15 @@ class Searched(Event):
 
 class ReadRequest(Event):
     page: int | None = None  # a page the ReAct step asked to read
+
+
+class PartHop(Event):
+    index: int  # the plan's part to search for
+
+
+class PartRead(Event):
+    index: int
+    hits: list  # what the part's own hop found
 
 
 class CompactReActFormatter(ReActChatFormatter):
@@ -86,13 +101,27 @@ class DocAgent(Workflow):
         self.formatter = CompactReActFormatter(system_header=prompts.REACT_HEADER)
         self.reasoning: list[BaseReasoningStep] = []
         self.result: Answer | None = None
+        self.plan = Plan()
+        self.parts_read: list[Solution | None] = []
+        self.skills_tried = False
+        self.before = ""  # what a document skill found missing ("no row for …"), said if no page answers
         self._ctx: Context | None = None
 
     # steps
 
     @step
-    async def start(self, ctx: Context, ev: StartEvent) -> HopRequest:
+    async def start(self, ctx: Context, ev: StartEvent) -> HopRequest | PartHop | StopEvent:
         self._ctx = ctx
+        if self.mode == "agent" and composition(self.state.question):
+            if answered := await self.document_skills([]):
+                return answered
+            self.plan = await planned(self.state.question, self.json_reply)
+            if 2 <= len(self.plan.parts) <= self.state.settings.max_hops:
+                plan = self.plan
+                self.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by, said=plan.said,
+                                  parts=[p.question for p in plan.parts]))
+                return PartHop(index=0)
+            self.skills_tried = len(self.source.docs) == 1  # over several documents they want the hits' one
         modality = "auto" if self.mode in ("agent", "single-pass") else self.mode
         why = "initial retrieval (modality router)" if modality == "auto" else modality
         return HopRequest(query=self.state.question.text, modality=modality, why=why)
@@ -121,15 +150,9 @@ class DocAgent(Workflow):
     async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:
         state, cfg, question = self.state, self.state.reader, self.state.question
         if self.pages is None:
-            self.pages = PageReader(question, cfg, self.source, self.similarity, self.count_tokens, self.json_reply,
-                                    self.page_read)
-            for skill in document_skills(cfg.skills):
-                if (got := await skill.answer(question, self.source, state.best_hits(), self.json_reply)) is None:
-                    continue
-                if got.solution or got.final:
-                    return self.finish(got.solution, got.reason)
-                self.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
-                self.pages.before = got.reason  # no row for …: said with the answer if no page holds one
+            if answered := await self.document_skills(state.best_hits()):
+                return answered
+            self.pages = self.reader(question)
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
         queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
         if not queue or len(self.pages.read_pages) >= cfg.max_pages:
@@ -148,6 +171,56 @@ class DocAgent(Workflow):
             self.reasoning.append(ObservationReasoningStep(observation=prompts.PAGES_WITHOUT_ANSWER.format(pages=read)))
             return await self.react_step()
         return ReadRequest()
+
+    async def document_skills(self, hits) -> StopEvent | None:
+        """The run's answer from what the store knows of the documents (their outline, statements, names),
+        tried once, before any page is read; what one found missing is said if no page holds an answer."""
+        if self.skills_tried:
+            return None
+        self.skills_tried, state = True, self.state
+        for skill in document_skills(state.reader.skills):
+            if (got := await skill.answer(state.question, self.source, hits, self.json_reply)) is None:
+                continue
+            if got.solution or got.final:
+                self.pages = self.pages or self.reader(state.question)
+                return self.finish(got.solution, got.reason)
+            self.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
+            self.before = got.reason
+        return None
+
+    def reader(self, question) -> PageReader:
+        pages = PageReader(question, self.state.reader, self.source, self.similarity, self.count_tokens,
+                           self.json_reply, self.page_read)
+        pages.before = self.before
+        return pages
+
+    # a plan's parts: each its own hop and its own page read; code composes their values
+
+    @step
+    async def search_part(self, ev: PartHop) -> PartRead:
+        part, n = self.plan.parts[ev.index], len(self.plan.parts)
+        before = len(self.state.hop_hits)
+        await self.tools.hop(part.question, "auto", f"part {ev.index + 1} of {n}: {self.plan.composition}")
+        hits = list({h.fragment.id: h for found in self.state.hop_hits[before:] for h in found}.values())
+        return PartRead(index=ev.index, hits=hits)
+
+    @step
+    async def read_part(self, ev: PartRead) -> PartHop | StopEvent:
+        """The part's own pages, best first, until one gives its value (as many pages as a question reads)."""
+        state, question = self.state, part_question(self.plan.parts[ev.index])
+        pages = self.reader(question)
+        named = self.source.named(state.question) + self.source.named(question)
+        solution = None
+        while (queue := candidates(named, ev.hits, pages.read_keys)) and len(pages.read_pages) < state.reader.max_pages \
+                and pages.fits(queue[0], time.time() - state.started):
+            self.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
+            if (solution := (await pages.read(queue[0])).solution) is not None:
+                break
+        self.parts_read.append(solution)
+        if ev.index + 1 < len(self.plan.parts):
+            return PartHop(index=ev.index + 1)
+        state.stop_reason = "planned"
+        return self.finish(compose(state.question, self.plan, self.parts_read))
 
     def finish(self, solution: Solution | None, reason: str = "") -> StopEvent:
         """The run's answer from what the pages gave: a solution with its pages, or "not in the documents"."""

@@ -28,6 +28,7 @@ from rag.agent.events import (
     HopEnd,
     HopEvent,
     LLMCall,
+    Planned,
     RunStart,
     Stop,
     Waiting,
@@ -38,12 +39,12 @@ from rag.control import QueueTimeOff, RunControl, controlled
 from rag.models.llm import for_run, model_load
 from rag.reader import PageRef, Question, understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
+from rag.reader.compose import MISSING
 from rag.reader.skills.names import vocabulary
 from rag.outline import Outline, outline
 from rag.records import LAST_PAGE, SearchResult, StatementFrame
 from rag.trace import TraceWriter, redact
 
-MISSING = "<missing>"
 STOPPED = "Stopped before an answer was written."
 
 
@@ -68,6 +69,8 @@ class AgentAnswer(Answer):
     trace: str = ""
     not_found: bool = False
     error: str | None = None
+    plan: list[str] = Field(default_factory=list, description="a question of several facts: its composition, then "
+                                                                "each part's question")
 
 
 class RunRecorder:
@@ -300,10 +303,12 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
     ]
     first_hop = ends[0] if ends else None
     error = next((e.message for e in events if isinstance(e, ErrorEvent)), None)
+    plan = next(([e.composition, *e.parts] for e in events if isinstance(e, Planned)), [])
     return AgentAnswer(
         **answer.model_dump(include=set(Answer.model_fields)), run_id=start.run_id, question=question, hops=hops,
         tokens={"prompt": sum(c.prompt_tokens for c in llm_calls), "completion": sum(c.completion_tokens for c in llm_calls)},
         first_hop_s=round(first_hop.t_end - start.t_start, 3) if first_hop else None,
         total_s=round(answer.t_start - start.t_start, 3), trace=str(trace_dir / f"{start.run_id}.jsonl"),
         not_found=answer.short_answer == NOT_ANSWERABLE or answer.answer.startswith(NOT_IN_DOCUMENTS), error=error,
+        plan=plan,
     )

@@ -59,6 +59,8 @@ class Solution(BaseModel):
 
     def sentence(self) -> str:
         body = "; ".join(self.items) if self.asked == "list" else self.value
+        if self.pages and all(f"[p. {p.page}]" in body for p in self.pages):  # each value cited where it stands
+            return body
         return f"{body} {self.citations()}".strip()
 
     def short(self) -> str:

@@ -1,0 +1,243 @@
+"""A question's plan: one fact, or two or three facts and the one composition code makes of them.
+
+Code tells the composition from the question's wording ("how many more … than …", "the gap between … and
+…", "the total of … and …", "which is higher, … or …?"); a question without such wording is one fact and
+keeps the one fast read. The model then writes the single-fact sub-questions, held by a JSON schema (one
+small job: rewriting words, no figure); code checks them (as many as the choices a comparison offers, each
+its own) and composes the values each part reads off its own page (rag/reader/compose.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from llama_index.core.llms import ChatMessage, MessageRole
+from pydantic import BaseModel, Field
+
+from rag import prompts
+from rag.reader.question import Question, understand
+
+Composition = Literal["difference", "sum", "average", "greater", "lesser"]
+MAX_PARTS = 3
+PART_CHARS = 200
+
+_DIFFERENCE = re.compile(r"\b(?:gap|difference)\b|\bhow (?:many|much) (?:more|less|fewer|lower|higher|greater|larger|"
+                         r"smaller|bigger)\b|\bby (?:what|how much) (?:percentage|margin|amount)\b", re.I)
+# "the highest total percentage of …" picks one thing by a total, it adds nothing up
+_SUM = re.compile(r"\b(?:in total|(?<!highest )(?<!lowest )(?<!higher )(?<!lower )total (?:number|percentage|amount|"
+                  r"count|share) of|sum of|combined|collectively|altogether|added together)\b", re.I)
+_AVERAGE = re.compile(r"\baverage of\b", re.I)
+_MORE = r"greater|higher|larger|more|bigger|longer|better"
+_LESS = r"lower|smaller|less|fewer|shorter|worse"
+_COMPARE = re.compile(rf"\bwhich\b[^?]*?\b(?P<more>{_MORE})\b|\bwhich\b[^?]*?\b(?P<less>{_LESS})\b", re.I)
+# two or three things named side by side: "A and B", "A, B, and C", "A & B"
+_BOTH = re.compile(r"\S\s+(?:and|&)\s+\S", re.I)
+_THAN = re.compile(r"\b(?:than|compared (?:to|with)|comparing (?:to|with)|versus|vs\.?)\s+\S", re.I)
+
+
+class Part(BaseModel):
+    """One fact the answer needs, as its own question; `label` names it in the answer (a choice it stands for)."""
+
+    question: str
+    label: str = ""
+
+
+class Plan(BaseModel):
+    """What the question needs: no parts (one fact, today's read) or 2–3 parts and their composition."""
+
+    composition: Composition | None = None
+    parts: list[Part] = Field(default_factory=list)
+    by: Literal["code", "model"] = "code"
+    said: str = Field("", description="the model's reply, for the trace")
+
+    def text(self) -> str:
+        if not self.parts:
+            return "one fact"
+        return f"{self.composition} of {len(self.parts)} parts: " + " · ".join(p.question for p in self.parts)
+
+
+class PlanReply(BaseModel):
+    """What the model writes: the single-fact questions, in the order the question names them."""
+
+    parts: list[str] = Field(json_schema_extra={"minItems": 2, "maxItems": MAX_PARTS,
+                                                "items": {"type": "string", "maxLength": PART_CHARS}})
+
+
+def composition(question: Question) -> Composition | None:
+    """The composition the wording asks for, or None for a question of one fact."""
+    text = question.task or question.text
+    if question.structural or question.asked not in ("number", "text"):
+        return None
+    if question.options and (found := _COMPARE.search(text)):
+        return "greater" if found.group("more") else "lesser"
+    if question.asked != "number":
+        return None
+    if _DIFFERENCE.search(text) and (_THAN.search(text) or _BOTH.search(text)):
+        return "difference"
+    if _SUM.search(text) and _BOTH.search(text):
+        return "sum"
+    if _AVERAGE.search(text) and _BOTH.search(text):
+        return "average"
+    return None
+
+
+# words where a named thing ends, or before which it begins ("the gap between A and B that …", "A in 2019")
+_BOUNDARY = set("""between of for in on at to from by with among who whom that which whose when where while during
+regarding according than compared comparing versus vs do does did is are was were has have had""".split())
+_QUOTED = re.compile(r"[\"“`'‘]([^\"”`'’]{1,120})[\"”`'’]")
+_TOKEN = re.compile(r"[^\s,?!;:]+")
+_JOIN = re.compile(r"\s*(?:,\s*(?:and|&)?|\s(?:and|&))\s+", re.I)
+_AND = re.compile(r",?\s+(?:and|&)\s+", re.I)
+_THAN_AT = re.compile(r"\s+(?:than|compared (?:to|with)|comparing (?:to|with)|versus|vs\.?)\s+", re.I)
+# the wording of a composition, so that each part asks for one figure: "how many more X" → "how many X"
+_ONE_FACT = [
+    (re.compile(rf"\bhow much (?:{_MORE}|{_LESS}|greater)\s+(is|was|are|were)\b", re.I), r"what \1"),
+    (re.compile(rf"\bhow (many|much) (?:{_MORE}|{_LESS}|greater)\b", re.I), r"how \1"),
+    (re.compile(r"\b(percentage|share|proportion)\s+(?:gap|difference)\s+(?:between|of|in)\b", re.I), r"\1 of"),
+    (re.compile(r"\b(?:the\s+)?(?:absolute\s+)?(?:gap|difference)\s+(?:between|of|in)\s+", re.I), ""),
+    (re.compile(r"\b(?:the\s+)?(?:sum|total)\s+of\s+", re.I), ""),
+    (re.compile(r"\btotal\s+(number|percentage|amount|count|share)\b", re.I), r"\1"),
+    (re.compile(r"\s*\b(?:in total|combined|collectively|altogether|added together)\b", re.I), ""),
+]
+
+
+def by_code(question: Question, kind: Composition) -> list[Part]:
+    """The parts where the wording is plain: the things named side by side ("A and B", "A, B, and C", quoted
+    names), or one thing "than" another; each part is the question with one of them, in one fact's words."""
+    text = " ".join((question.task or question.text).split())
+    if kind in ("greater", "lesser"):
+        return []
+    cue = (_DIFFERENCE.search(text) or _SUM.search(text) or _AVERAGE.search(text)).start()
+    spans = _than(text) if _THAN_AT.search(text) else _side_by_side(text, cue)
+    if not spans:
+        return []
+    questions = [_one_fact(text, spans, n) for n in range(len(spans))]
+    if len(set(q.lower() for q in questions)) != len(questions):
+        return []
+    return [Part(question=q, label=text[slice(*span)].strip("\"“”`'‘’")) for q, span in zip(questions, spans)]
+
+
+def _side_by_side(text: str, cue: int) -> list[tuple[int, int]]:
+    """The spans of two or three things joined by "and" (the first "and" after the wording that asks to compose
+    them, else the last before it): quoted names, else the words after "and" up to where a name ends, and as
+    many words before it, each comma before those another thing (a list's middle item sets the length)."""
+    quoted = [m.span(1) for m in _QUOTED.finditer(text)]
+    if 2 <= len(quoted) <= MAX_PARTS and all(_JOIN.fullmatch(text[a[1] + 1:b[0] - 1]) for a, b in zip(quoted, quoted[1:])):
+        return quoted
+    joins = list(_AND.finditer(text))
+    join = next((j for j in joins if j.start() >= cue), joins[-1] if joins else None)
+    if join is None:
+        return []
+    items: list[tuple[int, int]] = []
+    at = join.start()
+    while len(items) < MAX_PARTS - 1 and (left := _words(text, at, forward=False)):
+        items.insert(0, left)
+        if not (comma := re.search(r",\s*$", text[:left[0]])):
+            break
+        at = comma.start()
+    if len(items) == 2:  # "A, B, and C": B's length is every item's
+        size = len(_TOKEN.findall(text[slice(*items[1])]))
+        items = [_words(text, items[0][1], forward=False, limit=size), items[1]]
+    else:
+        size = 6
+    right = _words(text, join.end(), forward=True, limit=size)
+    if not items or not right or None in items:
+        return []
+    if len(items) == 1:
+        items = [_words(text, join.start(), forward=False, limit=len(_TOKEN.findall(text[slice(*right)])))]
+    return [*items, right]
+
+
+def _than(text: str) -> list[tuple[int, int]]:
+    """"A … than B": B up to where a name ends; A the words before "than" most like B (their shared words in
+    the same places), else the words just before it."""
+    at = _THAN_AT.search(text)
+    right = _words(text, at.end(), forward=True)
+    if not right:
+        return []
+    b = _TOKEN.findall(text[right[0]:right[1]])
+    tokens = [m for m in _TOKEN.finditer(text[:at.start()])]
+    best, span = 0, None
+    for i in range(len(tokens) - len(b) + 1):
+        window = tokens[i:i + len(b)]
+        if any(t.group().lower() in _BOUNDARY for t in window):
+            continue
+        shared = sum(t.group().lower() == w.lower() for t, w in zip(window, b))
+        if shared > best or (shared == best and shared and span is not None):
+            best, span = shared, (window[0].start(), window[-1].end())
+    if span is None:
+        span = _words(text, at.start(), forward=False, limit=len(b))
+    return [span, right] if span else []
+
+
+def _words(text: str, at: int, forward: bool, limit: int = 6) -> tuple[int, int] | None:
+    """Up to `limit` words from `at`, forward or back, stopping where a name ends (a boundary word, punctuation)."""
+    tokens = list(_TOKEN.finditer(text, at)) if forward else list(reversed(list(_TOKEN.finditer(text[:at]))))
+    found: list[re.Match] = []
+    for m in tokens:
+        between = (text[found[-1].end():m.start()] if forward else text[m.end():found[-1].start()]) if found else ""
+        if m.group().lower() in _BOUNDARY or len(found) == limit or between.strip():
+            break
+        found.append(m)
+    if not found:
+        return None
+    first, last = (found[0], found[-1]) if forward else (found[-1], found[0])
+    return first.start(), last.end()
+
+
+def _one_fact(text: str, spans: list[tuple[int, int]], keep: int) -> str:
+    """The question with the `keep`-th thing in the place of them all, in one fact's words."""
+    first, last = spans[0], spans[-1]
+    than = _THAN_AT.search(text, first[1], last[0]) if len(spans) == 2 else None
+    if than:  # "A … than B": the part about B puts B in A's place, and "than B" goes
+        out = text[:first[0]] + text[slice(*spans[keep])] + text[first[1]:than.start()] + text[last[1]:]
+    else:
+        out = text[:first[0]] + text[slice(*spans[keep])] + text[last[1]:]
+    for pattern, replacement in _ONE_FACT:
+        out = pattern.sub(replacement, out)
+    out = " ".join(out.split()).replace(" ?", "?")
+    return out[0].upper() + out[1:]
+
+
+def checked(question: Question, kind: Composition, reply: PlanReply, said: str = "") -> Plan:
+    """The model's parts as a plan, or no plan when they do not hold: one per choice a comparison offers, each
+    a question of its own (distinct, not the question again)."""
+    parts = [" ".join(p.split()) for p in reply.parts]
+    parts = [p for p in dict.fromkeys(parts) if p.endswith("?") and len(p.split()) >= 3
+             and p.lower() != question.text.strip().lower()]
+    labels = list(question.options) if kind in ("greater", "lesser") else [""] * len(parts)
+    if len(parts) < 2 or len(parts) != len(labels):
+        return Plan(said=said)
+    return Plan(composition=kind, parts=[Part(question=p, label=label) for p, label in zip(parts, labels)],
+                by="model", said=said)
+
+
+def part_question(part: Part) -> Question:
+    """A part as the reader reads it: one figure (a comparison's too), never a choice or a list."""
+    q = understand(part.question)
+    return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
+
+
+PLAN_TOKENS = 20 + MAX_PARTS * PART_CHARS // 3
+
+
+async def planned(question: Question, call) -> Plan:
+    """The question's plan: none for one fact; code's parts where the wording is plain (no model call); else
+    the model's, checked by code."""
+    if (kind := composition(question)) is None:
+        return Plan()
+    if parts := by_code(question, kind):
+        return Plan(composition=kind, parts=parts)
+    reply = await call("write plan", messages(question), PlanReply, PLAN_TOKENS)
+    if reply.value is None:
+        return Plan(said=reply.text[:300])
+    return checked(question, kind, reply.value, reply.text)
+
+
+def messages(question: Question) -> list[ChatMessage]:
+    """The fixed task and its invented examples first (llama.cpp reuses the cached prefix), then the question."""
+    examples = [ChatMessage(role=role, content=text) for pair in prompts.PLAN_EXAMPLES
+                for role, text in zip((MessageRole.USER, MessageRole.ASSISTANT), pair)]
+    return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.PLAN_SYSTEM), *examples,
+            ChatMessage(role=MessageRole.USER, content=question.task or question.text)]
