@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import os
@@ -103,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _retrieval_switches(p)
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("plan", help="a question's plan: one fact, or the parts searched and read on their own and "
+                                    "how code composes them")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("conversations", help="the chat's saved conversations: list them, show or delete one")
     p.add_argument("action", nargs="?", choices=["list", "show", "delete"], default="list")
@@ -340,6 +347,24 @@ def cmd_ask(args, settings: Settings) -> int:
     result = ws.ask(args.question, doc_ids=doc_ids, on_event=None if args.json else print_event)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+    return 0
+
+
+def cmd_plan(args, settings: Settings) -> int:
+    """The plan `ask` follows; the model is loaded only when code cannot write the parts."""
+    from rag.models.structured import ask_json
+    from rag.reader.plan import planned
+    from rag.reader.question import understand
+
+    ws = _workspace(settings)
+
+    async def call(purpose, messages, model, max_tokens, page=0):
+        return await ask_json(ws.llm, messages, model, max_tokens)
+
+    plan = asyncio.run(planned(understand(args.question), call))
+    lines = [f"{plan.composition} of {len(plan.parts)} parts, written by {plan.by}:"] + \
+        [f"  {n}. {p.question}" for n, p in enumerate(plan.parts, 1)] if plan.parts else ["one fact: one read"]
+    _emit(args, plan.model_dump(), "\n".join(lines))
     return 0
 
 

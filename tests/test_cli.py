@@ -155,3 +155,12 @@ def test_the_preset_follows_the_kind_of_model(monkeypatch):
     assert Settings.from_env("paper").preset == "paper" and Settings.from_env().for_trace()["preset"] == "server"
     with pytest.raises(ValueError, match="unknown preset"):
         Settings.from_env("fast")
+
+
+def test_plan_prints_the_parts_code_writes_and_one_fact_for_the_rest(tmp_path):
+    question = "What is the total number of visitors in June and July at the harbour museum?"
+    plan = json.loads(rag(tmp_path, "plan", question, "--json").stdout)
+    assert plan["composition"] == "sum" and plan["by"] == "code"
+    assert [p["question"] for p in plan["parts"]] == ["What is the number of visitors in June at the harbour museum?",
+                                                     "What is the number of visitors in July at the harbour museum?"]
+    assert "one fact" in rag(tmp_path, "plan", "How many visitors came in June?").stdout

@@ -63,7 +63,8 @@ def test_code_writes_the_parts_of_plain_wording(question, parts):
 def test_a_comparison_of_choices_is_left_to_the_model_and_its_parts_are_checked():
     q = understand("Which town had the higher rainfall? Alder, or Birchwood?")
     assert by_code(q, "greater") == []
-    plan = checked(q, "greater", PlanReply(parts=["What was the rainfall of Alder?", "What was the rainfall of Birchwood?"]))
+    parts = ["What was the rainfall of Alder?", "What was the rainfall of Birchwood?"]
+    plan = checked(q, "greater", PlanReply(parts=parts))
     assert [(p.label, p.question) for p in plan.parts] == [("Alder", "What was the rainfall of Alder?"),
                                                           ("Birchwood", "What was the rainfall of Birchwood?")]
     assert not checked(q, "greater", PlanReply(parts=["What was the rainfall of Alder?"] * 2)).parts, "one part twice"
@@ -111,3 +112,8 @@ def test_a_part_not_found_leaves_a_partial_answer_marked_missing():
     got = compose(understand("How many more?"), plan_of("difference", "vans", "cars"), [solution("38", 3), None])
     assert got.value == f"difference not computed: vans: 38 [p. 3]; cars: {MISSING}" and got.short() == NOT_ANSWERABLE
     assert got.program is None and [p.page for p in got.pages] == [3]
+
+
+def test_two_parts_that_read_one_figure_of_one_page_are_not_composed():
+    got = compose(understand("How many more?"), plan_of("difference", "vans", "cars"), [solution("87", 3), solution("87", 3)])
+    assert got.short() == NOT_ANSWERABLE and "one figure" in got.value and got.program is None

@@ -115,7 +115,7 @@ def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path
                      for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
-        "answer_type": result.answer_type, "program": result.program, "skill": result.skill,
+        "answer_type": result.answer_type, "program": result.program, "skill": result.skill, "plan": result.plan,
         **({"unit": q.unit, "metric": units.metric_kind(q.question, q.unit)} if q.unit else {}),
         "time": time_parts(load_trace(Path(result.trace))),
     }
@@ -216,6 +216,8 @@ def accuracy(rows: list[dict], key: str) -> dict:
         "by_source": {k: _rate(v) for k, v in sorted(by_source.items())},
         "single_page": _rate([r.get(key) for r in answerable if len(r["pages"]) == 1]),
         "multi_page": _rate([r.get(key) for r in answerable if len(r["pages"]) > 1]),
+        "by_composition": {kind: _rate([r.get(key) for r in answerable if (r.get("plan") or ["one fact"])[0] == kind])
+                           for kind in sorted({(r.get("plan") or ["one fact"])[0] for r in answerable})},
     }
 
 

@@ -1,10 +1,11 @@
 """A question's plan: one fact, or two or three facts and the one composition code makes of them.
 
 Code tells the composition from the question's wording ("how many more … than …", "the gap between … and
-…", "the total of … and …", "which is higher, … or …?"); a question without such wording is one fact and
-keeps the one fast read. The model then writes the single-fact sub-questions, held by a JSON schema (one
-small job: rewriting words, no figure); code checks them (as many as the choices a comparison offers, each
-its own) and composes the values each part reads off its own page (rag/reader/compose.py).
+…", "the total of … and …", "which is higher? A, or B?"); a question without such wording is one fact and
+keeps the one fast read. Code writes the single-fact parts where the wording is plain (the things named side
+by side, or one "than" another); otherwise the model writes them, held by a JSON schema (one small job:
+rewriting words, no figure), and code checks them. Each part reads its value off its own page, and code
+composes the values (rag/reader/compose.py).
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from llama_index.core.llms import ChatMessage, MessageRole
+from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, Field
 
 from rag import prompts
 from rag.reader.question import Question, understand
+from rag.reader.skills.base import few_shot
 
 Composition = Literal["difference", "sum", "average", "greater", "lesser"]
 MAX_PARTS = 3
-PART_CHARS = 200
+PART_CHARS = 200  # a part the model writes
+PLAN_TOKENS = 20 + MAX_PARTS * PART_CHARS // 3
 
 _DIFFERENCE = re.compile(r"\b(?:gap|difference)\b|\bhow (?:many|much) (?:more|less|fewer|lower|higher|greater|larger|"
                          r"smaller|bigger)\b|\bby (?:what|how much) (?:percentage|margin|amount)\b", re.I)
@@ -50,11 +53,6 @@ class Plan(BaseModel):
     parts: list[Part] = Field(default_factory=list)
     by: Literal["code", "model"] = "code"
     said: str = Field("", description="the model's reply, for the trace")
-
-    def text(self) -> str:
-        if not self.parts:
-            return "one fact"
-        return f"{self.composition} of {len(self.parts)} parts: " + " · ".join(p.question for p in self.parts)
 
 
 class PlanReply(BaseModel):
@@ -123,7 +121,8 @@ def _side_by_side(text: str, cue: int) -> list[tuple[int, int]]:
     them, else the last before it): quoted names, else the words after "and" up to where a name ends, and as
     many words before it, each comma before those another thing (a list's middle item sets the length)."""
     quoted = [m.span(1) for m in _QUOTED.finditer(text)]
-    if 2 <= len(quoted) <= MAX_PARTS and all(_JOIN.fullmatch(text[a[1] + 1:b[0] - 1]) for a, b in zip(quoted, quoted[1:])):
+    joined = all(_JOIN.fullmatch(text[a[1] + 1:b[0] - 1]) for a, b in zip(quoted, quoted[1:]))
+    if 2 <= len(quoted) <= MAX_PARTS and joined:
         return quoted
     joins = list(_AND.finditer(text))
     join = next((j for j in joins if j.start() >= cue), joins[-1] if joins else None)
@@ -157,14 +156,14 @@ def _than(text: str) -> list[tuple[int, int]]:
     if not right:
         return []
     b = _TOKEN.findall(text[right[0]:right[1]])
-    tokens = [m for m in _TOKEN.finditer(text[:at.start()])]
+    tokens = list(_TOKEN.finditer(text[:at.start()]))
     best, span = 0, None
     for i in range(len(tokens) - len(b) + 1):
         window = tokens[i:i + len(b)]
         if any(t.group().lower() in _BOUNDARY for t in window):
             continue
         shared = sum(t.group().lower() == w.lower() for t, w in zip(window, b))
-        if shared > best or (shared == best and shared and span is not None):
+        if shared and shared >= best:  # of windows alike, the one nearest "than"
             best, span = shared, (window[0].start(), window[-1].end())
     if span is None:
         span = _words(text, at.start(), forward=False, limit=len(b))
@@ -219,8 +218,6 @@ def part_question(part: Part) -> Question:
     return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
 
 
-PLAN_TOKENS = 20 + MAX_PARTS * PART_CHARS // 3
-
 
 async def planned(question: Question, call) -> Plan:
     """The question's plan: none for one fact; code's parts where the wording is plain (no model call); else
@@ -236,8 +233,4 @@ async def planned(question: Question, call) -> Plan:
 
 
 def messages(question: Question) -> list[ChatMessage]:
-    """The fixed task and its invented examples first (llama.cpp reuses the cached prefix), then the question."""
-    examples = [ChatMessage(role=role, content=text) for pair in prompts.PLAN_EXAMPLES
-                for role, text in zip((MessageRole.USER, MessageRole.ASSISTANT), pair)]
-    return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.PLAN_SYSTEM), *examples,
-            ChatMessage(role=MessageRole.USER, content=question.task or question.text)]
+    return few_shot(prompts.PLAN_SYSTEM, prompts.PLAN_EXAMPLES, question.task or question.text)

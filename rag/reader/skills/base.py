@@ -90,3 +90,11 @@ def page_messages(system: str, question: Question, view: PageView) -> list[ChatM
     prompt = prompts.PAGE.format(page=view.ref.page, file=view.ref.file, text=withhold_instructions(view.text),
                                  question=question.task or question.text)
     return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=prompt)]
+
+
+def few_shot(system: str, examples: list[tuple[str, str]], text: str) -> list[ChatMessage]:
+    """The fixed task and its worked examples first (llama.cpp reuses the cached prefix), then the question."""
+    shown = [ChatMessage(role=role, content=said) for pair in examples
+             for role, said in zip((MessageRole.USER, MessageRole.ASSISTANT), pair)]
+    return [ChatMessage(role=MessageRole.SYSTEM, content=system), *shown,
+            ChatMessage(role=MessageRole.USER, content=text)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from llama_index.core.llms import ChatMessage, MessageRole
+from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
@@ -30,7 +30,7 @@ from rag.reader.lookup import GLOSSARY, NotFound, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import YEAR, Question
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Call, Documents, Read, few_shot, register
 from rag.records import StatementFrame
 from rag.text import plain_number
 
@@ -159,11 +159,7 @@ def _unasked_years(question: Question, reply: ProgramReply) -> str:
 
 
 def messages(question: Question) -> list[ChatMessage]:
-    """The fixed task and its worked examples first (llama.cpp reuses the cached prefix), then the question."""
-    examples = [ChatMessage(role=role, content=text) for pair in prompts.METRIC_EXAMPLES
-                for role, text in zip((MessageRole.USER, MessageRole.ASSISTANT), pair)]
-    return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.METRIC_SYSTEM), *examples,
-            ChatMessage(role=MessageRole.USER, content=question.task or question.text)]
+    return few_shot(prompts.METRIC_SYSTEM, prompts.METRIC_EXAMPLES, question.task or question.text)
 
 
 def unit_of(question: Question, formula: str) -> str:
