@@ -42,9 +42,9 @@ def compose(question: Question, plan: Plan, read: list[Solution | None]) -> Solu
     values = [Value(p, s, f"part_{n}") if s and numbers(s.short()) else None
               for n, (p, s) in enumerate(zip(plan.parts, read), 1)]
     if any(v is None for v in values):
-        return partial(question, plan, values)
+        return partial(plan, values)
     if len({(v.number, tuple(p.key for p in v.solution.pages)) for v in values}) < len(values):
-        return partial(question, plan, values, "two parts read one figure of one page for two things")
+        return partial(plan, values, "two parts read one figure of one page for two things")
     if plan.composition in ("greater", "lesser"):
         return compared(plan, values)
     return computed(question, plan, values)
@@ -82,7 +82,7 @@ def compared(plan: Plan, values: list[Value]) -> Solution:
                     program=program, inputs=[_input(v) for v in values], pages=_pages(values), by="code")
 
 
-def partial(question: Question, plan: Plan, values: list[Value | None], why: str = "") -> Solution:
+def partial(plan: Plan, values: list[Value | None], why: str = "") -> Solution:
     """What the parts found, and `<missing>` for each part that found nothing: no figure is composed."""
     said = [f"{part.label or part.question}: {v.shown() if v else MISSING}" for part, v in zip(plan.parts, values)]
     found = [v for v in values if v]
