@@ -166,7 +166,7 @@ def render_event(ws: Workspace, event: HopEvent, cited: frozenset[str] = frozens
         for hit in event.hits:
             fragment_card(ws, hit, hit.fragment.id in cited)
     elif isinstance(event, Planned):
-        st.markdown("\n".join(f"{n}. {_escape(part)}" for n, part in enumerate(event.parts, 1)))
+        st.markdown("\n".join(_escape(part) for part in event.details()))  # a numbered list, not a caption
     elif isinstance(event, Computation):
         st.code(event.program, language="python")
         if event.inputs:  # each input as printed and where: the answer's citations open those pages

@@ -1,7 +1,7 @@
 """A document's structure: its pages, its outline, and per page its tables and figures.
 
-Questions ask about the document itself ("how many appendices", "the title of the diagram on page 9",
-"what is on page 5"): no passage answers those, the structure does (the reader's counts, and the agent's
+Questions ask about the document itself ("how many chapters", "what the chart on page 4 is called", "which
+section starts on page 12"): no passage answers those, the structure does (the reader's counts, and the agent's
 DocumentOutline tool). The outline is the PDF's own table of contents when it has one, else headings
 found by font size and weight. Built once per document from the stored PDF and the store's tables and
 figures, and kept in memory.

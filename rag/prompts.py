@@ -100,8 +100,8 @@ METRIC_EXAMPLES = [
                 for n, label in (("oi", "operating income"), ("rev", "revenue"))])),
 ]
 
-# A question of two or three facts (rag/reader/plan.py): the model writes one question a fact, code composes the
-# figures. Invented examples, fixed, so llama.cpp reuses them with the task.
+# A question of two or three facts whose wording code cannot split (rag/reader/plan.py): the model writes one question
+# a fact, code composes the figures. Invented examples, fixed, so llama.cpp reuses them with the task.
 PLAN_SYSTEM = """\
 Split the question into the single-fact questions it needs, one per thing it compares or adds up, in the \
 order it names them. Each asks for one figure of one thing and keeps every other word of the question (the \

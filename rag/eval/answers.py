@@ -216,9 +216,14 @@ def accuracy(rows: list[dict], key: str) -> dict:
         "by_source": {k: _rate(v) for k, v in sorted(by_source.items())},
         "single_page": _rate([r.get(key) for r in answerable if len(r["pages"]) == 1]),
         "multi_page": _rate([r.get(key) for r in answerable if len(r["pages"]) > 1]),
-        "by_composition": {kind: _rate([r.get(key) for r in answerable if (r.get("plan") or ["one fact"])[0] == kind])
-                           for kind in sorted({(r.get("plan") or ["one fact"])[0] for r in answerable})},
+        "by_composition": {kind: _rate([r.get(key) for r in answerable if _composition(r) == kind])
+                           for kind in sorted({_composition(r) for r in answerable})},
     }
+
+
+def _composition(row: dict) -> str:
+    """A row's plan kind (difference, sum, …), or "one fact"."""
+    return (row.get("plan") or ["one fact"])[0]
 
 
 def by_kind(rows: list[dict], key: str) -> dict:

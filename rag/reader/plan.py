@@ -27,7 +27,7 @@ PLAN_TOKENS = 20 + MAX_PARTS * PART_CHARS // 3
 
 _DIFFERENCE = re.compile(r"\b(?:gap|difference)\b|\bhow (?:many|much) (?:more|less|fewer|lower|higher|greater|larger|"
                          r"smaller|bigger)\b|\bby (?:what|how much) (?:percentage|margin|amount)\b", re.I)
-# "the highest total percentage of …" picks one thing by a total, it adds nothing up
+# "the club with the highest total count of …" picks one thing by a total, it adds nothing up
 _SUM = re.compile(r"\b(?:in total|(?<!highest )(?<!lowest )(?<!higher )(?<!lower )total (?:number|percentage|amount|"
                   r"count|share) of|sum of|combined|collectively|altogether|added together)\b", re.I)
 _AVERAGE = re.compile(r"\baverage of\b", re.I)
