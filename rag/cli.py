@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_plan)
 
+    p = sub.add_parser("glossary", help="the analysts' vocabulary: the statement rows their words name and the "
+                                        "metrics defined once; with TERM, what it names")
+    p.add_argument("term", nargs="?")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_glossary)
+
     p = sub.add_parser("conversations", help="the chat's saved conversations: list them, show or delete one")
     p.add_argument("action", nargs="?", choices=["list", "show", "delete"], default="list")
     p.add_argument("id", nargs="?", help="a conversation id (from the list, or the chat's ?conversation=)")
@@ -366,6 +372,23 @@ def cmd_plan(args, settings: Settings) -> int:
         [f"  {n}. {p.question}" for n, p in enumerate(plan.parts, 1)] if plan.parts else ["one fact: one read"]
     _emit(args, plan.model_dump(), "\n".join(lines))
     return 0
+
+
+def cmd_glossary(args, settings: Settings) -> int:
+    """Every concept (statement, analysts' words, printed rows) and definition, or those a term names."""
+    from rag.reader.definitions import DEFINITIONS, metrics_named
+    from rag.reader.lookup import GLOSSARY, KIND_NAMES, concept_of
+
+    concept = concept_of(args.term) if args.term else None
+    concepts = {n: c for n, c in GLOSSARY.items() if not args.term or c is concept}
+    metrics = {n: d for n, d in DEFINITIONS.items() if not args.term or n in metrics_named(args.term)}
+    data = {"rows": {n: {"statement": KIND_NAMES[c.kind], "said": list(c.said), "printed": list(c.printed)}
+                     for n, c in concepts.items()},
+            "metrics": {n: {"said": list(d.said), "formula": d.formula} for n, d in metrics.items()}}
+    lines = [f"{n} ({KIND_NAMES[c.kind]}): {'; '.join(c.printed)}" for n, c in concepts.items()] + \
+        [f"{n} = {d.formula}" for n, d in metrics.items()]
+    _emit(args, data, "\n".join(lines) or f"no row or metric is named {args.term!r}")
+    return 0 if lines else 1
 
 
 def cmd_conversations(args, settings: Settings) -> int:

@@ -72,33 +72,35 @@ Page {page} of "{file}":
 Question: {question}"""
 
 # Metrics (rag/reader/skills/metric.py): the model writes the program, code looks every input up in the
-# statements and runs it. One worked example, fixed, so llama.cpp reuses it with the task.
+# statements and runs it; a program code cannot run gets one repair with the reason.
+def _program(formula: str, *rows: tuple[str, str, str]) -> str:
+    listed = ", ".join(f'{{"name": "{n}", "label": "{label}", "statement": "{st}"}}' for n, label, st in rows)
+    return f'{{"rows": [{listed}], "formula": "{formula}"}}'
+
+
 METRIC_SYSTEM = """\
-Write the program that computes what the question asks from a company's financial statements. JSON: \
-"inputs": each figure it needs, with a short "name" (lower case letters, digits, _), the "label" of its \
-statement row in plain words ("revenue", "cost of sales", "total current assets", "property and equipment, \
-net", "capital expenditures", "depreciation and amortization", "net cash provided by operating activities"), \
-its fiscal "year", and its "statement"; "formula": one expression over the names with + - * / ( ) and \
-avg() or abs(). Follow the definition the question gives. An average between two years takes both years' \
-figures. Never write a number of the statements, never multiply by 100, never round: code does."""
+Write the program that computes what the question asks from a company's financial statements. JSON: "rows": \
+each statement row it needs, once, with a short "name" (letters), the row's "label" ("net sales", "total \
+current assets", "capital expenditures") and its "statement"; "formula": one expression with + - * / ** ( ) \
+avg() abs() over the rows' names, each followed by _ and a fiscal year (rev_2021). Follow the question's \
+definition; an average between two years takes both years' figures. Never write a figure, never multiply by \
+100, never round: code does."""
 
-def _program(formula: str, *inputs: tuple[str, str, str, str]) -> str:
-    rows = ", ".join(f'{{"name": "{n}", "label": "{label}", "year": "{y}", "statement": "{st}"}}'
-                     for n, label, y, st in inputs)
-    return f'{{"inputs": [{rows}], "formula": "{formula}"}}'
-
-
+# Invented examples, fixed, so llama.cpp reuses them with the task.
 METRIC_EXAMPLES = [
-    ("What is the FY2021 inventory turnover ratio? It is defined as FY2021 cost of sales / average inventory "
-     "between FY2020 and FY2021.",
-     _program("cogs_2021 / avg(inv_2020, inv_2021)", ("cogs_2021", "cost of sales", "2021", "income statement"),
-              ("inv_2020", "inventories", "2020", "balance sheet"), ("inv_2021", "inventories", "2021", "balance sheet"))),
+    ("What was the FY2022 receivables turnover? Use FY2022 net sales over the average of accounts receivable at the "
+     "end of FY2021 and FY2022.",
+     _program("sales_2022 / avg(receivable_2021, receivable_2022)", ("sales", "net sales", "income statement"),
+              ("receivable", "accounts receivable", "balance sheet"))),
     ("What is the FY2018 - FY2020 3 year average operating margin, as a %? Operating margin is operating income / "
      "revenue.",
      _program("avg(oi_2018 / rev_2018, oi_2019 / rev_2019, oi_2020 / rev_2020)",
-              *[(f"{n}_{y}", label, str(y), "income statement") for y in (2018, 2019, 2020)
-                for n, label in (("oi", "operating income"), ("rev", "revenue"))])),
+              ("oi", "operating income", "income statement"), ("rev", "revenue", "income statement"))),
 ]
+
+METRIC_REPAIR = """\
+Code could not run that program: {reason}. Write it again, same JSON: in the formula only the rows' names, \
+numbers, + - * / ** ( ) avg() abs(), each row's name with _ and a year; each label as its statement prints it."""
 
 # A question of two or three facts whose wording code cannot split (rag/reader/plan.py): the model writes one question
 # a fact, code composes the figures. Invented examples, fixed, so llama.cpp reuses them with the task.

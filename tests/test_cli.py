@@ -164,3 +164,14 @@ def test_plan_prints_the_parts_code_writes_and_one_fact_for_the_rest(tmp_path):
     assert [p["question"] for p in plan["parts"]] == ["What is the number of visitors in June at the harbour museum?",
                                                      "What is the number of visitors in July at the harbour museum?"]
     assert "one fact" in rag(tmp_path, "plan", "How many visitors came in June?").stdout
+
+
+def test_glossary_says_what_an_analysts_word_names_and_lists_them_all(tmp_path):
+    capex = json.loads(rag(tmp_path, "glossary", "capital spending", "--json").stdout)
+    assert list(capex["rows"]) == ["capex"] and capex["rows"]["capex"]["statement"] == "cash flow statement"
+    assert "ROCE" not in rag(tmp_path, "glossary", "roce").stdout and \
+        "return on capital employed = operating income / (total assets - total current liabilities)" in \
+        rag(tmp_path, "glossary", "roce").stdout
+    every = rag(tmp_path, "glossary").stdout
+    assert "sg&a (income statement): selling general and administrative expenses" in every and "net debt = " in every
+    assert rag(tmp_path, "glossary", "number of employees", check=False).returncode == 1

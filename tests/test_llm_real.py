@@ -21,9 +21,10 @@ from rag.trace import load_trace
 from rag.workspace import Workspace
 
 QUESTION = "What was Best Buy's gross profit in fiscal 2023?"
-# code writes a lookup's program itself; a metric the question defines is the model's to write
-RATIO = ("What is Best Buy's FY2023 current ratio? It is defined as total current assets divided by total current "
-         "liabilities. Round your answer to two decimal places.")
+# code writes a lookup's program itself, and a definition stated in rows' words; a ratio asked in the
+# question's own words is the model's to write
+RATIO = ("What is Best Buy's FY2023 ratio of its total current assets to its total current liabilities? Round your "
+         "answer to two decimal places.")
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from conftest import EVAL, frames_of
 
-from rag.reader.lookup import NotFound, concept_of, period_of, value
+from rag.reader.definitions import DEFINITIONS, written
+from rag.reader.lookup import GLOSSARY, NotFound, concept_of, period_of, value
 from rag.reader.program import ComputeError, Program, check_formula, compute, in_unit, shown
+from rag.records import Period, StatementFrame, StatementRow
 
 
 @pytest.mark.parametrize(("label", "statement", "printed", "found", "page"), [
@@ -172,3 +174,75 @@ def test_a_current_short_or_pretax_row_is_not_taken_for_its_namesake(netflix):
     assert value(costco, "common equity", 2021).printed == "18,078", "an analyst's word for the total"
     interest = value(costco, "interest expense", 2021)
     assert (interest.printed, interest.value) == ("(171)", 171), "an expense printed as a deduction is an amount"
+
+
+# Every glossary concept, hand-checked on one of the three 10-Ks: the row its statement prints for it
+GLOSSARY_ROWS = {
+    "revenue": ("nike", "Revenues"), "cogs": ("netflix", "Cost of revenues"), "gross profit": ("nike", "Gross profit"),
+    "operating income": ("netflix", "Operating income"), "net income": ("bestbuy", "Net earnings"),
+    "sg&a": ("bestbuy", "Selling, general and administrative expenses"),
+    "interest expense": ("netflix", "Interest expense"), "pretax income": ("nike", "Income before income taxes"),
+    "income tax": ("netflix", "Provision for income taxes"), "ppe": ("bestbuy", "Net property and equipment"),
+    "inventory": ("bestbuy", "Merchandise inventories"), "accounts receivable": ("nike", "Accounts receivable, net"),
+    "accounts payable": ("netflix", "Accounts payable"), "cash": ("nike", "Cash and equivalents"),
+    "total current assets": ("bestbuy", "Total current assets"),
+    "total current liabilities": ("nike", "Total current liabilities"), "total assets": ("netflix", "Total assets"),
+    "total liabilities": ("netflix", "Total liabilities"), "equity": ("nike", "Total shareholders' equity"),
+    "current portion of long-term debt": ("nike", "Current portion of long-term debt"),
+    "long-term debt": ("bestbuy", "Long-term debt"), "capex": ("netflix", "Purchases of property and equipment"),
+    "d&a": ("bestbuy", "Depreciation and amortization"),
+    "cash from operations": ("bestbuy", "Total cash provided by operating activities"),
+    "dividends paid": ("bestbuy", "Dividends paid"), "share repurchases": ("nike", "Repurchase of common stock"),
+}
+YEARS = {"bestbuy": 2023, "nike": 2021, "netflix": 2015}
+
+
+def test_the_glossary_rows_are_hand_checked_for_every_concept():
+    assert set(GLOSSARY_ROWS) == set(GLOSSARY)
+
+
+@pytest.mark.parametrize(("said", "concept"), [(said, name) for name, c in GLOSSARY.items() for said in (name, *c.said)])
+def test_every_analysts_word_finds_its_concepts_row(said, concept, request):
+    doc, printed = GLOSSARY_ROWS[concept]
+    assert value(request.getfixturevalue(doc), said, YEARS[doc]).label == printed
+
+
+def test_a_total_of_two_or_a_figure_not_paid_is_not_the_row_asked(bestbuy, nike):
+    statements = [f for f in bestbuy if f.kind != "other"]  # as the metric skill reads them
+    with pytest.raises(NotFound):
+        value(statements, "total liabilities", 2023)  # "Total liabilities and equity", "Accrued liabilities" only
+    with pytest.raises(NotFound):
+        value(nike, "dividends paid", 2021)  # its cash flows print "Dividends declared and not paid"
+
+
+@pytest.mark.parametrize("name", list(DEFINITIONS))
+def test_every_analysts_definition_computes_on_a_10k(name, bestbuy, nike, netflix):
+    results = []
+    for frames, year in ((bestbuy, 2023), (nike, 2021), (netflix, 2015)):
+        try:
+            results.append(compute(written(name, year), frames).value)
+        except (NotFound, ComputeError):
+            pass
+    assert results, f"{name} computes on none of the three 10-Ks"
+
+
+def test_inputs_printed_in_different_scales_are_each_taken_in_units_first():
+    """An income statement in millions and a cash flow statement in thousands, as one filer printed them."""
+    def frame(kind: str, scale: str, page: int, label: str, figure: float, cell: str) -> StatementFrame:
+        return StatementFrame(doc_id="d", file="d.pdf", page=page, title=kind, kind=kind, scale=scale, currency="$",
+                              periods=[Period(header="2022", year=2022)],
+                              rows=[StatementRow(label=label, values=[figure], cells=[cell])])
+
+    frames = [frame("income_statement", "million", 40, "Net sales", 1250, "1,250"),
+              frame("cash_flows", "thousand", 44, "Capital expenditures", -62500, "(62,500)")]
+    ratio = compute(program("capex / sales", ("capex", "capital expenditures", 2022), ("sales", "net sales", 2022)),
+                    frames)
+    assert ratio.value == 0.05 and ratio.scale is None, "62.5 million of 1,250 million, not 62,500 of 1,250"
+    total = compute(program("sales + capex", ("sales", "net sales", 2022), ("capex", "capex", 2022)), frames)
+    assert in_unit(total.value, "money", total.scale, "million", 1) == 1312.5
+    assert shown(total, "money", "million", 1).startswith("$1,312.5 million = sales 1,250 [p. 40] + capex (62,500)")
+
+
+def test_an_analysts_word_asked_of_another_statement_is_read_where_it_lives(nike):
+    assert value(nike, "capital expenditures", 2021, "balance sheet").label == "Additions to property, plant and equipment"
+    # and where the statement asked prints the row named, it is read there (Best Buy's cash flows: above)

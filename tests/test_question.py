@@ -65,6 +65,10 @@ def test_the_model_reads_the_question_without_what_code_carries_out():
     rounded = understand("What is the debt to EBITDA ratio in FY2021? Round your answer to three decimal places.")
     assert rounded.task == "What is the debt to EBITDA ratio in FY2021?" and rounded.decimals == 3
     assert understand("Answer this: who signed the letter?").task == "Answer this: who signed the letter?"
+    preamble = understand("We keep the figures in one place. Please answer the following question: how much (in USD "
+                          "millions) did the club spend on boats in FY2020?")
+    assert preamble.task == ("We keep the figures in one place. Please answer the following question: how much did "
+                             "the club spend on boats in FY2020?"), "the question after a preamble is kept, no '()'"
     assert understand("On what date was the certificate issued?").asked == "text", "a date is copied as printed"
     assert understand("In which year was the company founded?").asked == "number"
 

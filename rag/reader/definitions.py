@@ -13,24 +13,32 @@ asked and the one before.
   income tax expense / income before income taxes · interest coverage = operating income / interest expense
 - returns: on assets and on equity over their averages, on capital employed = operating income / (total
   assets − total current liabilities) · capitalization ratio, debt to equity ("total debt to EBITDA": both)
-- turnovers (asset, fixed asset, inventory, receivables) and days (sales, inventory, payables) over averages ·
-  dividend payout ratio = dividends paid / net income
+- turnovers (asset, fixed asset, inventory, receivables, payables) and days (sales, inventory, payables) over
+  averages · dividend payout ratio = dividends paid / net income · net debt = total debt − cash
 
 A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
-program from the definition.
+program from the definition. Nor does a question whose own definition is written in row words an analyst uses
+("defined as FY2022 net sales / average total assets between FY2021 and FY2022", "total current assets
+divided by total current liabilities"): `stated` reads it into a program, or gives None for any word it does
+not know, and the model writes the program.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from rag.reader.lookup import normal
-from rag.reader.program import Input, Program
+from rag.reader.program import ComputeError, Input, Program, check_formula
+from rag.reader.question import YEAR
 
 _AVERAGE = "between FY{prev} and FY{year}"
 _ROW = r"[a-z]+(?:(?:[' ,]+|-)[a-z]+)*"  # a row's words in a formula, between its operators
-_PART = re.compile(rf"average (?P<average>{_ROW}) {re.escape(_AVERAGE)}|{_ROW}")
+_SPAN = r"between fy ?(?P<{0}a>\d{{4}}) and fy ?(?P<{0}b>\d{{4}})"
+_PART = re.compile(rf"average (?:of )?(?P<average>{_ROW}) {_SPAN.format('avg')}|"
+                   rf"change in (?P<change>{_ROW}) {_SPAN.format('chg')}|"
+                   rf"(?P<dated>{_ROW}) (?:in|for|of) fy ?(?P<of>\d{{4}})|(?:fy ?(?P<year>\d{{4}}) )?(?P<row>{_ROW})", re.I)
 
 
 class Definition(NamedTuple):
@@ -89,6 +97,9 @@ DEFINITIONS: dict[str, Definition] = {
                                              f"365 * average inventories {_AVERAGE} / cost of sales"),
     "days payable outstanding": Definition(("days payable outstanding", "dpo"),
                                            f"365 * average accounts payable {_AVERAGE} / cost of sales"),
+    "payables turnover ratio": Definition(("payables turnover", "accounts payable turnover"),
+                                          f"cost of sales / average accounts payable {_AVERAGE}"),
+    "net debt": Definition(("net debt",), "total debt - cash and cash equivalents", ("total debt",)),
     "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income"),
 }
 SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
@@ -138,19 +149,70 @@ def _formula(name: str, year: int | None) -> str:
 def written(name: str, year: int) -> Program:
     """The program of a defined metric for one fiscal year: each row of its formula an input, a metric it
     builds on in parentheses, an average over the year and the one before."""
+    built_on = {said: DEFINITIONS[used].formula for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
+    return _program(_formula(name, year), year, built_on)
+
+
+def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
+             known: Callable[[str], bool] = lambda words: True) -> Program:
+    """A formula in row words as a program: "average X between FYa and FYb" is avg(X_a, X_b), "change in X
+    between …" X_b − X_a, "FYa X" or "X in FYa" X of that year, any other row the `year`'s; a row `known`
+    refuses, ValueError."""
     inputs: dict[tuple[str, int], Input] = {}
-    built_on = {said: used for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
+    built_on = built_on or {}
 
     def expand(formula: str, y: int) -> str:
-        return _PART.sub(lambda m: f"avg({row(m['average'], y - 1)}, {row(m['average'], y)})" if m["average"]
-                         else row(m[0], y), formula)
+        def part(m: re.Match) -> str:
+            if m["average"]:
+                return f"avg({row(m['average'], int(m['avga']))}, {row(m['average'], int(m['avgb']))})"
+            if m["change"]:
+                return f"({row(m['change'], int(m['chgb']))} - {row(m['change'], int(m['chga']))})"
+            if m["dated"]:
+                return row(m["dated"], int(m["of"]))
+            return row(m["row"], int(m["year"] or y))
+        return _PART.sub(part, formula)
 
     def row(words: str, y: int) -> str:
+        words = words.strip(" ,")
         if words in built_on:
-            return f"({expand(DEFINITIONS[built_on[words]].formula, y)})"
+            return f"({expand(built_on[words], y)})"
+        if not known(words):
+            raise ValueError(f"no row named {words!r}")
         if (words, y) not in inputs:
             inputs[words, y] = Input.of_row(words, y)
         return inputs[words, y].name
 
-    formula = expand(DEFINITIONS[name].formula, year)
+    formula = expand(formula, year)
     return Program(inputs=list(inputs.values()), formula=formula)
+
+
+_DEFINED = re.compile(r"(?:(?P<named>(?:[\w&%'-]+ ){1,6})(?:here )?is defined as|\bdefine (?P<name>(?:[\w&%'-]+ ){1,6}?)as)"
+                      r":?\s*(?P<formula>.+?)(?:\.(?:\s|$)|\?|;|$)", re.I)
+# what a question may ask of the metric it defines, which the definition's program does not do
+_MORE = re.compile(r"\b(?:less|minus|plus|divided|times|over|change|growth|difference|average|mean|ratio|margin|per|"
+                   r"percentage|share|cagr|compared?|versus|vs)\b")
+_WORDED = [(re.compile(rf"\b{words}\b", re.I), op) for words, op in (
+    ("divided by", "/"), ("over", "/"), ("less", "-"), ("minus", "-"), ("plus", "+"), ("times", "*"),
+    ("multiplied by", "*"))]
+_DROPPED = re.compile(r"\[[^\]]*\]|\b(?:the|unadjusted|reported|as reported)\b", re.I)
+
+
+def stated(text: str, known: Callable[[str], bool]) -> Program | None:
+    """The program of the definition a question gives in row words, each row one `known` takes; None where
+    the question gives none, or says anything else."""
+    if not (match := _DEFINED.search(text)) or not (years := YEAR.findall(text[:match.start()])) or \
+            len(set(years)) != 1:
+        return None
+    name = normal(match["named"] or match["name"])
+    if not name or _MORE.search(f" {normal(text[:match.start()])} ".replace(f" {name} ", " ")):
+        return None
+    formula = _DROPPED.sub(" ", match["formula"].replace("&", " and "))
+    for worded, op in _WORDED:
+        formula = worded.sub(f" {op} ", formula)
+    formula = re.sub(r"\s+", " ", formula).strip().lower()
+    try:
+        program = _program(formula, int(years[0]), known=known)
+        check_formula(program.formula, {i.name for i in program.inputs})
+    except (ValueError, ComputeError):
+        return None
+    return program

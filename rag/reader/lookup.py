@@ -1,5 +1,6 @@
 """Lookups by code: one figure of a document's statements (`value`), found by its row's label and a fiscal
-year, within the statement asked for (else any), a statement before a note's table.
+year, in the statement asked where it prints the row named, else in the one an analyst's word lives in (capex:
+the cash flows), a statement before a note's table.
 
 A row is found by its label's likeness to the label asked (rapidfuzz: half token-set ratio, which forgives
 words the page adds, "Inventories, net (Note 6)", half plain ratio, which keeps "Deferred revenue" below
@@ -18,7 +19,8 @@ GLOSSARY: the words analysts use → the statement that holds the figure, and th
   cost of goods sold, cost of products sold, total cost of revenue(s)
 - gross profit (gross margin) · operating income (operating profit, EBIT, income from operations) ·
   net income (net earnings, net profit; attributable to the company before including minority interests)
-  · interest expense · income tax expense · income before income taxes → income statement
+  · SG&A (selling, general and administrative expenses) · interest expense · income tax expense · income
+  before income taxes (EBT) → income statement
 - PP&E (fixed assets, property, plant and equipment) → balance sheet: property and equipment, net; property,
   plant and equipment, net; net property and equipment; land, buildings and equipment
 - inventory, accounts receivable, accounts payable, cash, total current assets, total current liabilities,
@@ -43,6 +45,7 @@ from rag.records import StatementFrame, StatementKind
 
 MIN_SCORE = 75.0  # a label less alike than this is another row
 _KIND_BONUS = 15.0  # the statement asked for, over another that prints a like row
+_EXACT = 95.0  # a label as alike as this is the row named
 _STATEMENT_BONUS = 8.0  # a statement's row, over a note's table that repeats it
 # and up to 3 more for a long table: the statement itself, over a summary of it (selected financial data)
 
@@ -71,12 +74,18 @@ GLOSSARY: dict[str, Concept] = {
                                                      "income from operations", "operating earnings"), (
         "operating income", "operating profit", "income from operations", "operating income loss",
         "income loss from operations", "earnings from operations", "operating earnings")),
-    "net income": Concept("income_statement", ("net income", "net earnings", "net profit", "profit", "earnings"), (
+    "net income": Concept("income_statement", ("net income", "net earnings", "net profit", "profit", "earnings",
+                                               "net income attributable to the company",
+                                               "net income attributable to shareholders"), (
         "net income", "net earnings", "net income attributable to", "net earnings attributable to",
         "net income loss", "net income loss attributable to common shareholders")),
+    "sg&a": Concept("income_statement", ("sg&a", "sga", "selling general and administrative",
+                                         "selling general and administrative expenses"), (
+        "selling general and administrative expenses", "selling general and administrative expense",
+        "selling general and administrative", "selling and administrative expenses")),
     "interest expense": Concept("income_statement", ("interest expense",),
                                 ("interest expense", "interest expense net"), spent=True),
-    "pretax income": Concept("income_statement", ("income before income taxes", "pretax income", "pre tax income",
+    "pretax income": Concept("income_statement", ("income before income taxes", "pretax income", "pre tax income", "ebt",
                                                   "earnings before income taxes", "income before taxes"), (
         "income before income taxes", "earnings before income taxes", "income before provision for income taxes",
         "earnings before income tax expense", "income loss before income taxes", "income before taxes")),
@@ -142,7 +151,7 @@ _STATEMENTS: dict[str, StatementKind] = {
     "operations": "income_statement", "earnings": "income_statement", "equity": "equity",
 }
 _KINDS: tuple[StatementKind, ...] = ("balance_sheet", "income_statement", "cash_flows", "equity", "other")
-_KIND_NAMES = {"balance_sheet": "balance sheet", "income_statement": "income statement",
+KIND_NAMES = {"balance_sheet": "balance sheet", "income_statement": "income statement",
                "cash_flows": "cash flow statement", "equity": "statement of equity", "other": "other tables"}
 
 Similarity = Callable[[str, str], float]  # (label asked, label printed) → 0..1
@@ -173,7 +182,7 @@ class NotFound(LookupError):
 
     def __init__(self, label: str, period: str | int, statement: str | None = None, detail: str = "") -> None:
         self.label, self.period, self.statement = label, str(period), statement
-        named = _KIND_NAMES.get(statement or "", statement)
+        named = KIND_NAMES.get(statement or "", statement)
         where = f" in the {named}" if named else ""
         super().__init__(f"no row for '{label}' in {period}{where}{detail}")
 
@@ -181,11 +190,11 @@ class NotFound(LookupError):
 def value(frames: list[StatementFrame], label: str, period: str | int, statement: str | None = None,
           similarity: Similarity | None = None) -> Lookup:
     """The figure of the row most like `label` in the column of `period`, preferring the statement asked
-    (a kind, "balance sheet", "P&L", …), else the one the glossary names for the label."""
+    (a kind, "balance sheet", "P&L", …) where it prints that row, else the one the glossary names for it."""
     year, header = period_of(period)
     asked, label = label, _AS_REPORTED.sub(" ", label).strip() or label  # a statement prints reported figures
     concept = concept_of(label)
-    kind = statement_kind_of(statement) or (concept.kind if concept else None)
+    asked_kind, home = statement_kind_of(statement), concept.kind if concept else None
     wordings = [label, *(concept.printed if concept else ())]
     best: tuple[float, int] | None = None
     found: Lookup | None = None
@@ -193,14 +202,13 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
         col = column_of(frame, year, header)
         if col is None:
             continue
-        bonus = (_KIND_BONUS if kind and frame.kind == kind else 0.0) + \
-            (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
         for row in frame.rows:
             if not row.cells[col]:
                 continue
             score = label_score(wordings, row.label, similarity)
             if score < MIN_SCORE:
                 continue
+            bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
             rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
             if best is None or rank > best:
                 best = rank
@@ -210,10 +218,18 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
                     doc_id=frame.doc_id, kind=frame.kind, title=frame.title, currency=frame.currency,
                     scale=None if row.per_share else frame.scale, score=round(score, 1))
     if found is None:
-        raise NotFound(asked, period, statement or kind)
+        raise NotFound(asked, period, statement or home)
     if concept and concept.spent and found.value is not None:  # an amount spent is an amount, not a sign
         found = found.model_copy(update={"value": abs(found.value)})
     return found.model_copy(update={"asked": asked})
+
+
+def _kind_bonus(kind: StatementKind, score: float, asked: StatementKind | None, home: StatementKind | None) -> float:
+    """The statement asked first where it prints the row named; then the one an analyst's word lives in:
+    capex asked of the balance sheet is not its property and equipment."""
+    if kind == asked and (home is None or score >= _EXACT):
+        return _KIND_BONUS + 1.0
+    return _KIND_BONUS if kind == home else 0.0
 
 
 def label_score(wordings: list[str], printed: str, similarity: Similarity | None = None) -> float:
@@ -227,7 +243,8 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
             continue
         score = 100.0 if asked == target else \
             0.5 * fuzz.token_set_ratio(asked, target) + 0.5 * fuzz.ratio(asked, target) - \
-            (_MARK_MISSED if _marks(asked) != _marks(target) else 0.0)
+            (_MARK_MISSED if _marks(asked) != _marks(target) else 0.0) - \
+            (_TOTAL_MISSED if asked.startswith("total ") and "total" not in target.split() else 0.0)
         best = max(best, score - 0.01 * n)
     if similarity is not None:
         best = 0.7 * best + 30.0 * similarity(wordings[0], printed)
@@ -235,13 +252,16 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
 
 
 # Words that make another row of like words: "current portion of long-term debt" is not "long-term debt",
-# nor "short-term debt", and "income before income taxes" is not "income taxes".
-_MARKS = frozenset({"current", "before", "short", "long"})
+# nor "short-term debt", "income before income taxes" is not "income taxes", "dividends declared and not paid"
+# not "dividends paid", and "total liabilities and equity" not "total liabilities".
+_MARKS = frozenset({"current", "before", "short", "long", "not"})
 _MARK_MISSED = 25.0
+_TOTAL_MISSED = 10.0  # a total asked, a row that is not one: "Accrued liabilities" for "total liabilities"
+_BOTH = re.compile(r"\bliabilities and (?:\w+ )?equity\b")
 
 
 def _marks(label: str) -> frozenset[str]:
-    return _MARKS.intersection(label.split())
+    return _MARKS.intersection(label.split()) | ({"and equity"} if _BOTH.search(label) else set())
 
 
 _AS_REPORTED = re.compile(r"\b(?:unadjusted|as reported|reported|gaap)\b", re.I)

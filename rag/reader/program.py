@@ -270,6 +270,7 @@ def compute(program: Program, frames: list[StatementFrame], similarity: Similari
         raise ComputeError(f"two inputs share a name: {names}")
     check_formula(program.formula, set(names))
     used = [Used(name=i.name, lookup=value(frames, i.label, i.year, i.statement, similarity)) for i in program.inputs]
+    _read_once(used)
     scales = {u.lookup.scale for u in used if u.lookup.scale}
     scale = scales.pop() if len(scales) == 1 else None
     values = {u.name: (u.lookup.value or 0.0) * (SCALES.get(u.lookup.scale or "", 1.0) if scale is None else 1.0)
@@ -280,6 +281,17 @@ def compute(program: Program, frames: list[StatementFrame], similarity: Similari
     currencies = {u.lookup.currency for u in used if u.lookup.currency}
     return Computed(value=float(result), formula=program.formula.strip(), inputs=used, scale=scale,
                     currency=currencies.pop() if len(currencies) == 1 else None)
+
+
+def _read_once(used: list[Used]) -> None:
+    """Two inputs asked in other words that read one figure count it twice ("depreciation" and "amortization"
+    both the row "Depreciation and amortization"): ComputeError, so the program names it once."""
+    seen: dict[tuple, Used] = {}
+    for u in used:
+        where = (u.lookup.doc_id, u.lookup.page, u.lookup.label, u.lookup.period)
+        if (first := seen.setdefault(where, u)) is not u and normal(first.lookup.asked) != normal(u.lookup.asked):
+            raise ComputeError(f"{first.name} and {u.name} both read the row '{u.lookup.label}' ({u.lookup.period}, "
+                               f"p. {u.lookup.page}): name it once")
 
 
 def _avg(*values: float) -> float:

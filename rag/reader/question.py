@@ -31,7 +31,8 @@ _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format 
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)
 _WHEN = re.compile(r"\b(?:which|what) (?:year|month|date|day)\b", re.I)
 # An answer-format instruction after the question: "… 2021? Answer in USD millions.", "Round your answer to …"
-_FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|anwser|round|express|format)\b[^.?!]*[.?!]?", re.I)
+_FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|anwser|round|express|format)\b"
+                     r"(?!\s+(?:the\s+following|this|these)\b)[^.?!]*[.?!]?", re.I)
 _QUANTITY = re.compile(r"\b(how (?:many|much|long|old|far)|by what|(?:percent(?:age)?|proportion|share|number|amount|"
                        r"total|sum|average|mean|ratio|rate|value|price|cost|size|count|score|difference|gap)s?|"
                        r"decimal places?|round(?:ed)?|"
@@ -101,7 +102,7 @@ def understand(question: str) -> Question:
 def _task(question: str) -> str:
     """The question as the model reads it: no answer-format instruction, no scale to convert to."""
     task = re.sub(r",?\s*" + _SCALE.pattern + r"(?:\s+of\s+(?:us\s+)?dollars)?", "", _FORMAT.sub("", question), flags=re.I)
-    return task.strip() or question
+    return re.sub(r"\s*\(\s*\)", "", task).strip() or question
 
 
 def names(text: str) -> list[str]:

@@ -1,42 +1,46 @@
 """Metrics by code: the model writes a small program, code does the rest.
 
 For a question that asks a figure of a company's statements for a fiscal year (a lookup, a ratio, a change, an
-average, a total), the model writes, held by a JSON schema, the inputs the metric needs (each a statement row
-in its own words and a fiscal year) and one formula over their names, following the question's definition,
-else an analyst's (rag/reader/definitions.py).
+average, a total), the model writes, held by a JSON schema, the statement rows the metric needs (each once, in
+its own words) and one formula over a row's name and a fiscal year each ("avg(ni_2019 / rev_2019, ni_2020 /
+rev_2020)"), following the question's definition, else an analyst's (rag/reader/definitions.py).
 Code looks every input up in the document's statement frames (rag/reader/lookup.py), runs the formula
 (rag/reader/program.py), and gives the result in the unit and decimals asked, each input with its page:
-"24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 253 [p. 69], ppe_2019 282 [p. 69]) · …".
+"24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 253 [p. 69], ppe_2019 282 [p. 69]) · …". A program code cannot
+run (it does not parse, names no row or no year, asks a year the question does not name) gets one repair: the
+model's reply and the reason as one more turn, held to the same schema. A row no statement prints gets none.
 
 A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
 a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
-the end of fiscal 2023?") needs no model: code writes its program (`by_code`), as it would write it.
+the end of fiscal 2023?"), or that states its own definition in rows code knows ("… is defined as total
+current assets divided by total current liabilities"), needs no model: code writes its program (`by_code`).
 
 A lookup that finds no row says which row it sought; the reader then reads pages as for any question.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Literal
 
-from llama_index.core.llms import ChatMessage
+from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
 from rag.reader.answer import Solution
-from rag.reader.definitions import SAID, defined, gives, longest_first, metrics_named, written
-from rag.reader.lookup import GLOSSARY, NotFound, normal
+from rag.reader.definitions import SAID, defined, gives, longest_first, metrics_named, stated, written
+from rag.reader.lookup import GLOSSARY, NotFound, concept_of, normal
 from rag.reader.pages import PageRef
-from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
+from rag.reader.program import FORMULA_FUNCTIONS, ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import YEAR, Question
 from rag.reader.skills.base import Call, Documents, Read, few_shot, register
 from rag.records import StatementFrame
 from rag.text import plain_number
 
 STATEMENTS = ("income statement", "balance sheet", "cash flow statement")
-MAX_INPUTS = 6
-REPLY_TOKENS = 60 + 40 * MAX_INPUTS
+MAX_ROWS = 4
+REPLY_TOKENS = 230  # the longest reply the schema allows, at 3 characters a token
 _PERCENT = re.compile(r"%|\bpercent", re.I)
 _TIMES_100 = re.compile(r"\s*\*\s*100(?:\.0*)?(?![\d.])|(?<![\d.])100(?:\.0*)?\s*\*\s*")
 _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(normal, c.said))}
@@ -44,20 +48,77 @@ _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(
 _MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|cagr|compared?|versus|vs|average|mean|"
                    r"per|ratio|margin|share|portion|percentage of|to|from|between)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
+# a statement the question says to use names no figure ("the statement of cash flows" is not cash)
+_STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
+                              r"financial (?:position|condition))|cash flows? statements?|balance sheets?|"
+                              r"income statements?)\b", re.I)
 
 
-class InputReply(BaseModel):
-    name: str = Field(json_schema_extra={"pattern": "^[a-z][a-z0-9_]{0,23}$"})
-    label: str = Field(json_schema_extra={"maxLength": 60})
-    year: str = Field(json_schema_extra={"pattern": "^(19|20)[0-9][0-9]$"})
+class RowReply(BaseModel):
+    name: str = Field(json_schema_extra={"pattern": "^[a-z][a-z0-9]{0,15}$"})
+    label: str = Field(json_schema_extra={"maxLength": 40})
     statement: Literal[STATEMENTS]
 
 
 class ProgramReply(BaseModel):
-    """What the model writes: the inputs and one formula over their names."""
+    """What the model writes: each statement row the metric needs, once, and one formula over a row's name and
+    a fiscal year each ("avg(ni_2019 / rev_2019, ni_2020 / rev_2020)"): a year more costs no row more."""
 
-    inputs: list[InputReply] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_INPUTS})
+    rows: list[RowReply] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_ROWS})
     formula: str = Field(json_schema_extra={"maxLength": 160})
+
+    def program(self, year: str | None = None) -> Program:
+        """Every name of the formula an input: its row's label and statement, and its year (a name without
+        one: the `year`, the one the question names)."""
+        formula, rows = _named_apart(self.formula.replace("^", "**"), self.rows)  # "^": a power, as people write it
+        try:
+            names = dict.fromkeys(n.id for n in ast.walk(ast.parse(formula.strip(), mode="eval"))
+                                  if isinstance(n, ast.Name) and n.id not in FORMULA_FUNCTIONS)
+        except SyntaxError as exc:
+            raise ComputeError(f"syntax error in the formula: {exc.msg}") from None
+        inputs = []
+        for name in names:
+            row, _, named = name.rpartition("_") if YEAR.fullmatch(name[-4:]) else (name, "", year)
+            row = _row_named(row, rows)
+            if not named:
+                raise ComputeError(f"{name!r} has no year: write it as {name}_ and the fiscal year")
+            if name != f"{row}_{named}":
+                formula = re.sub(rf"\b{name}\b", f"{row}_{named}", formula)
+            inputs.append(Input(name=f"{row}_{named}", label=rows[row].label, year=named,
+                                statement=rows[row].statement))
+        if not inputs:
+            raise ComputeError("the formula names no row")
+        return Program(inputs=inputs, formula=formula)
+
+
+def _named_apart(formula: str, rows: list[RowReply]) -> tuple[str, dict[str, RowReply]]:
+    """Rows by name. Rows that share a name ("current" for total current assets and total current liabilities)
+    are told apart in the order the formula names them, when it names that name once for each of them."""
+    named: dict[str, RowReply] = {}
+    for name in dict.fromkeys(r.name for r in rows):
+        alike = [r for r in rows if r.name == name]
+        if len(alike) == 1:
+            named[name] = alike[0]
+            continue
+        uses = list(re.finditer(rf"\b{name}(?=_(?:19|20)\d\d\b|\b)", formula))
+        if len(uses) != len(alike):
+            labels = ", ".join(r.label for r in alike)
+            raise ComputeError(f"two rows share the name {name!r} ({labels}): give each row its own name")
+        for n, (row, use) in reversed(list(enumerate(zip(alike, uses), 1))):
+            formula = f"{formula[:use.start()]}{name}{n}{formula[use.end():]}"
+            named[f"{name}{n}"] = row
+    return formula, named
+
+
+def _row_named(name: str, rows: dict[str, RowReply]) -> str:
+    """The row a formula's name is: its own, else the one row whose name it extends or whose label it spells
+    ("depreciation" for a row named "deprec")."""
+    if name in rows:
+        return name
+    alike = [n for n, r in rows.items() if name.startswith(n) or name == "_".join(normal(r.label).split())]
+    if len(alike) != 1:
+        raise ComputeError(f"the formula names {name!r}, which is no row ({', '.join(rows)}): add its row")
+    return alike[0]
 
 
 @register
@@ -90,7 +151,7 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     """The one figure a question asks for one fiscal year, if it asks nothing more of it: ("metric", a defined
     metric's name) or ("row", a row's words). Wordings are taken longest first, none inside another; an
     analyst's word for a row (revenue, capex) counts as a figure too, but code does not pick its row."""
-    text = question.task or question.text
+    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
     if len(set(question.years)) != 1:
         return None
     metrics = {said: name for said, name in SAID if not gives(text, name)}
@@ -103,14 +164,21 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
 
 
 def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
-    """The program of a question's one figure, written by code: a metric's from its definition, a row's lookup."""
+    """The program written by code: of a question's one figure (a metric's from its definition, a row's lookup),
+    or of the definition the question states in rows code knows."""
     if not (figure := one_figure(question, frames)):
-        return None
+        return stated(question.task or question.text, known_rows(frames))
     (kind, words), year = figure, int(question.years[0])
     if kind == "metric":
         return written(words, year)
     row = Input.of_row(words, year)
     return Program(inputs=[row], formula=row.name)
+
+
+def known_rows(frames: list[StatementFrame]):
+    """Whether words name a row: an analyst's word for one, or a label the statements print."""
+    printed = {normal(r.label) for f in frames for r in f.rows}
+    return lambda words: concept_of(words) is not None or normal(words) in printed
 
 
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
@@ -121,24 +189,39 @@ async def solve(question: Question, frames: list[StatementFrame], call: Call) ->
         except (NotFound, ComputeError, ZeroDivisionError):
             pass  # a row code did not find: the model names the rows in its own words
     question = with_definitions(question)
-    reply = await call("write program", messages(question), ProgramReply, REPLY_TOKENS)
+    said = messages(question)
+    read, mendable = await _written(question, frames, call, "write program", said)
+    if read.solution or not mendable:
+        return read
+    said += [ChatMessage(role=MessageRole.ASSISTANT, content=read.said),
+             ChatMessage(role=MessageRole.USER, content=prompts.METRIC_REPAIR.format(reason=read.reason))]
+    again, _ = await _written(question, frames, call, "repair program", said)
+    return again if again.solution else again.model_copy(update={"reason": f"{read.reason} (repaired: {again.reason})"})
+
+
+async def _written(question: Question, frames: list[StatementFrame], call: Call, purpose: str,
+                   said: list[ChatMessage]) -> tuple[Read, bool]:
+    """The model's program run by code, or why not, and whether a repair may mend it: a program refused may be
+    written again; a row no statement prints is rarely printed in other words."""
+    reply = await call(purpose, said, ProgramReply, REPLY_TOKENS)
     if reply.value is None:
-        return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})")
-    if unasked := _unasked_years(question, reply.value):
-        return Read(said=reply.text, reason=f"the program asks for {unasked}, a year the question does not name")
-    formula = reply.value.formula
-    if unit_of(question, formula) == "percent":  # code makes the percentage: a formula's own "* 100" goes
-        formula = _TIMES_100.sub("", formula)
-        if "/" not in formula:
-            return Read(said=reply.text, reason="a percentage was asked and the program divides nothing")
+        return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})"), True
     try:
-        program = Program(inputs=[Input(**i.model_dump()) for i in reply.value.inputs], formula=formula)
-        computed = compute(program, frames)
+        program = reply.value.program(question.years[0] if len(set(question.years)) == 1 else None)
+    except ComputeError as exc:
+        return Read(said=reply.text, reason=f"the program was refused: {str(exc)[:200]}"), True
+    if unasked := _unasked_years(question, program):
+        return Read(said=reply.text, reason=f"the program asks for {unasked}, a year the question does not name"), True
+    if unit_of(question, program.formula) == "percent":  # code makes the percentage: a formula's own "* 100" goes
+        program = program.model_copy(update={"formula": _TIMES_100.sub("", program.formula)})
+        if "/" not in program.formula:
+            return Read(said=reply.text, reason="a percentage was asked and the program divides nothing"), True
+    try:
+        return Read(said=reply.text, solution=solution(question, compute(program, frames))), False
     except NotFound as exc:
-        return Read(said=reply.text, reason=str(exc))
+        return Read(said=reply.text, reason=str(exc)), False
     except (ComputeError, ValidationError, ZeroDivisionError) as exc:
-        return Read(said=reply.text, reason=f"the program was refused: {str(exc)[:200]}")
-    return Read(said=reply.text, solution=solution(question, computed))
+        return Read(said=reply.text, reason=f"the program was refused: {str(exc)[:200]}"), True
 
 
 def with_definitions(question: Question) -> Question:
@@ -152,10 +235,10 @@ def with_definitions(question: Question) -> Question:
     return question.model_copy(update={"task": f"{task} {definitions}", "years": named_years})
 
 
-def _unasked_years(question: Question, reply: ProgramReply) -> str:
+def _unasked_years(question: Question, program: Program) -> str:
     """A year of the program outside the span of years the question names ("FY2017 - FY2019" holds 2018)."""
     named = [int(y) for y in question.years]
-    return next((i.year for i in reply.inputs if named and not min(named) <= int(i.year) <= max(named)), "")
+    return next((i.year for i in program.inputs if named and not min(named) <= int(i.year) <= max(named)), "")
 
 
 def messages(question: Question) -> list[ChatMessage]:
