@@ -18,8 +18,8 @@ asked and the one before.
 
 A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
 program from the definition. Nor does a question whose own definition is written in row words an analyst uses
-("defined as FY2022 net sales / average total assets between FY2021 and FY2022", "total current assets
-divided by total current liabilities"): `stated` reads it into a program, or gives None for any word it does
+("defined as FY2022 net sales / average total assets between FY2021 and FY2022", "cash and cash equivalents
+minus accounts payable"): `stated` reads it into a program, or gives None for any word it does
 not know, and the model writes the program.
 """
 

@@ -218,7 +218,6 @@ def part_question(part: Part) -> Question:
     return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
 
 
-
 async def planned(question: Question, call) -> Plan:
     """The question's plan: none for one fact; code's parts where the wording is plain (no model call); else
     the model's, checked by code."""

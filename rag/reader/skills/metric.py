@@ -12,8 +12,8 @@ model's reply and the reason as one more turn, held to the same schema. A row no
 
 A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
 a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
-the end of fiscal 2023?"), or that states its own definition in rows code knows ("… is defined as total
-current assets divided by total current liabilities"), needs no model: code writes its program (`by_code`).
+the end of fiscal 2023?"), or that states its own definition in rows code knows ("… is defined as gross profit
+divided by net sales"), needs no model: code writes its program (`by_code`).
 
 A lookup that finds no row says which row it sought; the reader then reads pages as for any question.
 """
@@ -155,7 +155,7 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     if len(set(question.years)) != 1:
         return None
     metrics = {said: name for said, name in SAID if not gives(text, name)}
-    rows = {label for f in frames for r in f.rows if len(label := normal(r.label)) >= MIN_ROW_CHARS}
+    rows = {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
     found, rest = longest_first(text, {*metrics, *rows, *_METRIC_WORDS})
     if len(found) != 1 or _MORE.search(rest):
         return None
@@ -177,8 +177,13 @@ def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
 
 def known_rows(frames: list[StatementFrame]):
     """Whether words name a row: an analyst's word for one, or a label the statements print."""
-    printed = {normal(r.label) for f in frames for r in f.rows}
+    printed = printed_labels(frames)
     return lambda words: concept_of(words) is not None or normal(words) in printed
+
+
+def printed_labels(frames: list[StatementFrame]) -> set[str]:
+    """Every row label the statements print, as compared (`normal`)."""
+    return {normal(r.label) for f in frames for r in f.rows}
 
 
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
