@@ -84,13 +84,13 @@ def statements_read(ws: Workspace, doc_id: str) -> None:
 
 
 def tables_read(ws: Workspace, doc_id: str) -> None:
-    """The document's other tables (ruled tables read at the complete stage) as data, each with its page."""
+    """The document's other tables (read at the complete stage, ruled or not) as data, each with its page and title."""
     tables = [t for t in ws.store.tables(doc_id) if t.chart is None]
     if not tables:
         return
     with st.expander(f"{len(tables)} table{'s' * (len(tables) != 1)} read as data", icon=":material/table_rows:"):
         for table in tables:
-            st.caption(f"p. {table.page}")
+            st.caption(" · ".join(filter(None, [f"p. {table.page}", table.title])))
             st.dataframe(table.to_dataframe(), hide_index=True)
 
 

@@ -483,7 +483,7 @@ def cmd_tables(args, settings: Settings) -> int:
 
 def _table_lines(table) -> list[str]:
     """A table read at the complete stage (a ruled table, or a chart's values) as rows under its header."""
-    what = f"chart · {table.chart.title or '(no title)'}" if table.chart else "table"
+    what = f"chart · {table.chart.title or '(no title)'}" if table.chart else f"table · {table.title or '(no title)'}"
     return [f"p. {table.page} · {what}", table.to_dataframe().to_string(index=False), ""]
 
 

@@ -75,6 +75,7 @@ class Table(BaseModel):
     bbox: BBox
     header: list[str]
     rows: list[list[str]]
+    title: str = Field("", description="its caption (\"Table 3: …\") or the line over it")
     chart: ChartInfo | None = None
 
     def to_dataframe(self):

@@ -53,6 +53,8 @@ def test_a_question_of_one_fact_has_no_plan(question):
      ["What is the error rate of the small model on Set-A?", "What is the error rate of the small model on Set-B?"]),
     ("How much higher were the sales of the shop in 2021 compared to 2019?",
      ["What were the sales of the shop in 2021?", "What were the sales of the shop in 2019?"]),
+    ("How much higher is the score of Model-A + cache compared to Model-A on TaskQ?",  # A is B and more
+     ["What is the score of Model-A + cache on TaskQ?", "What is the score of Model-A on TaskQ?"]),
 ])
 def test_code_writes_the_parts_of_plain_wording(question, parts):
     q = understand(question)
@@ -117,3 +119,12 @@ def test_a_part_not_found_leaves_a_partial_answer_marked_missing():
 def test_two_parts_that_read_one_figure_of_one_page_are_not_composed():
     got = compose(understand("How many more?"), plan_of("difference", "vans", "cars"), [solution("87", 3), solution("87", 3)])
     assert got.short() == NOT_ANSWERABLE and "one figure" in got.value and got.program is None
+
+
+def test_two_cells_of_one_page_that_print_one_number_are_two_figures():
+    def looked_up(row: str) -> Solution:
+        return solution("16", 5).model_copy(update={"skill": "table", "by": "code",
+                                                    "inputs": [{"row": row, "period": "2013", "printed": "16", "page": 5}]})
+
+    got = compose(understand("What is the total?"), plan_of("sum", "vans", "cars"), [looked_up("Vans"), looked_up("Cars")])
+    assert got.short() == "32"

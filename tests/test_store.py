@@ -34,7 +34,7 @@ def test_ingest_keeps_the_pdf_and_counts_match_the_collections(workspace):
 def test_table_rows_come_back_from_the_store_with_their_cells(workspace):
     report = workspace.ingest(SMALL, PEW)
     rows = workspace.store.fragments("table", report.doc_id)
-    assert rows and all(f.cells and " | ".join(c.line for c in f.cells) == f.text for f in rows)
+    assert rows and all(f.cells and f.text.endswith(" | ".join(c.line for c in f.cells)) for f in rows)
     assert any(c.number is not None and c.unit == "%" for f in rows for c in f.cells)
 
 

@@ -210,9 +210,10 @@ class DocAgent(Workflow):
         state, question = self.state, part_question(self.plan.parts[ev.index])
         pages = self.reader(question)
         named = self.source.named(state.question) + self.source.named(question)
-        solution, most = None, state.reader.max_pages
-        while (queue := candidates(named, ev.hits, pages.read_keys)) and len(pages.read_pages) < most \
-                and pages.fits(queue[0], time.time() - state.started):
+        earlier = [p for s in self.parts_read if s for p in s.pages]
+        solution, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
+        while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
+                and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
             self.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
             if (solution := (await pages.read(queue[0])).solution) is not None:
                 break

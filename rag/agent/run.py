@@ -42,7 +42,7 @@ from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.reader.compose import MISSING
 from rag.reader.skills.names import vocabulary
 from rag.outline import Outline, outline
-from rag.records import LAST_PAGE, SearchResult, StatementFrame
+from rag.records import LAST_PAGE, SearchResult, StatementFrame, Table
 from rag.trace import TraceWriter, redact
 
 STOPPED = "Stopped before an answer was written."
@@ -204,6 +204,9 @@ class PageSource:
 
     def text(self, page: PageRef) -> str:
         return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
+
+    def tables(self, page: PageRef) -> list[Table]:
+        return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
 
     def frames(self, hits) -> list[StatementFrame]:
         """The statement frames of the one document searched, or of the document the best hit is in: a

@@ -31,7 +31,7 @@ from rag.ingest.pdf import (
     text_fragments,
 )
 from rag.ingest.statements import document_frames, page_frames
-from rag.ingest.tables import find_page_tables, layout_model_threads, row_text
+from rag.ingest.tables import find_page_tables, grid_tables, layout_model_threads, row_text
 from rag.records import BBox, Fragment, ParsedDocument, StatementFrame, Table
 from rag.settings import IngestSettings
 from rag.timing import timed
@@ -308,6 +308,7 @@ def _parse_page(
     warn = _warner(parsed, page_no)
     lines: list[Line] | None = None
     scans: list[BBox] = []
+    found: list | None = None
     if read_with_ocr:
         with timed(seconds, "ocr"):
             found = _read_with_ocr(page, settings.ocr_dpi)
@@ -340,6 +341,7 @@ def _parse_page(
             lines=lines, chart_text=settings.chart_text, read_image=read_image,
         )
     _count_ocr_apart(seconds, "figures", chart_seconds)
+    figure_areas = [f.bbox for f in figure_frags]
     if scans and settings.charts:  # the page's picture may be a chart: a slide, a scanned chart
         figure_frags += _step(warn, "chart detection in the page's picture", [], scan_figures,
                               page, scans, blocks, lines, len(figure_frags), doc_id, file)
@@ -347,6 +349,11 @@ def _parse_page(
     chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds, warn)
     figure_frags = keep_charted(figure_frags)
     _count_ocr_apart(seconds, "charts", chart_seconds)
+    with timed(seconds, "tables"):
+        grid_frags, grids = _step(warn, "tables without rules", ([], []), grid_tables,
+                                  _pieces(page, found), areas + figure_areas,
+                                  page_no, doc_id, file, len(tables), rows_numbered + len(chart_frags))
+    table_frags, tables = table_frags + grid_frags, tables + grids
     shown = [c for c in charts if not c.chart.ambiguous]
     parsed.page_texts[page_no] = page_text(blocks, tables, shown) if read_with_ocr else page_text(blocks, tables + shown)
     tables = tables + charts
@@ -356,6 +363,14 @@ def _parse_page(
             source="ocr" if read_with_ocr else None,
         )
     return text_frags + table_frags + chart_frags + figure_frags, tables
+
+
+def _pieces(page: pymupdf.Page, ocr_lines: list | None) -> list:
+    """What a table is read from: the OCR's lines as displayed, or the text layer's words set upright (a
+    margin's vertical line is no column)."""
+    if ocr_lines is not None:
+        return [(*line.layout, line.text) for line in ocr_lines]
+    return [w[:5] for w in page.get_text("words") if len(w[4]) < 2 or w[3] - w[1] <= 1.5 * (w[2] - w[0])]
 
 
 def _read_with_ocr(page: pymupdf.Page, dpi: int) -> list:

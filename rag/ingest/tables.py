@@ -6,10 +6,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import pymupdf
 
 from rag.ids import fragment_id, table_id
+from rag.ingest.grids import WordTable, find_grids, lines_of, title_of
 from rag.records import BBox, Cell, Fragment, Table, cells_text
 
 Grid = list[list[str | None]]
@@ -101,37 +103,84 @@ def find_page_tables(
     if not found:
         return [], []
     words = [w[:5] for w in page.get_text("words")]
-    page_no = page.number + 1
+    lines = lines_of(words)
+    parsed = []
+    for tab in found:
+        if (table := _parse_table(tab, words)) is not None:
+            header, rows, boxes = table
+            parsed.append(Parsed(header, rows, boxes, tuple(tab.bbox), title_of(tuple(tab.bbox), lines)))
+    return table_records(parsed, page.number + 1, doc_id, file)
+
+
+class Parsed(NamedTuple):
+    header: list[str]
+    rows: list[list[str]]
+    boxes: list[BBox]
+    bbox: BBox
+    title: str
+
+
+def table_records(parsed: list[Parsed], page_no: int, doc_id: str, file: str, first_table: int = 0,
+                  first_row: int = 0) -> tuple[list[Fragment], list[Table]]:
+    """A Table for each table read, and a fragment for each of its rows: the title, then "Header: value"."""
     fragments: list[Fragment] = []
     tables: list[Table] = []
-    for tab in found:
-        parsed = _parse_table(tab, words)
-        if parsed is None:
-            continue
-        header, rows, row_boxes = parsed
-        table = Table(
-            table_id=table_id(doc_id, page_no, len(tables)),
-            page=page_no,
-            bbox=tuple(tab.bbox),
-            header=header,
-            rows=rows,
-        )
+    for found in parsed:
+        table = Table(table_id=table_id(doc_id, page_no, first_table + len(tables)), page=page_no,
+                      bbox=found.bbox, header=found.header, rows=found.rows, title=found.title)
         tables.append(table)
-        for i, (row, bbox) in enumerate(zip(rows, row_boxes)):
+        titled = f"{_short(found.title)} — " if found.title else ""
+        for i, (row, bbox) in enumerate(zip(found.rows, found.boxes)):
+            cells = row_cells(found.header, row)
             fragments.append(
                 Fragment(
-                    id=fragment_id(doc_id, "table", page_no, len(fragments)),
+                    id=fragment_id(doc_id, "table", page_no, first_row + len(fragments)),
                     doc_id=doc_id,
                     file=file,
                     page=page_no,
                     modality="table",
                     bbox=bbox,
-                    text=cells_text(cells := row_cells(header, row)),
-                    extra={"table_id": table.table_id, "row": i, "ncols": len(header)},
+                    text=titled + cells_text(cells),
+                    extra={"table_id": table.table_id, "row": i, "ncols": len(found.header), "title": found.title},
                     cells=cells,
                 )
             )
     return fragments, tables
+
+
+def grid_tables(pieces: list, exclude: list[BBox], page_no: int, doc_id: str, file: str, first_table: int,
+                first_row: int) -> tuple[list[Fragment], list[Table]]:
+    """The tables without rules the page's words (or OCR lines) print outside `exclude`, as records."""
+    parsed = []
+    for grid in find_grids(pieces, exclude):
+        if (table := _parse_grid(grid)) is not None:
+            parsed.append(table)
+    return table_records(parsed, page_no, doc_id, file, first_table, first_row)
+
+
+def _parse_grid(grid: WordTable) -> Parsed | None:
+    cells, boxes, indents = grid.cells, grid.boxes, grid.indents
+    n_header = _grid_header_rows(cells)
+    header = _merge_header_rows(cells[:n_header], len(cells[0]))
+    rows = _fold_symbol_columns([[c or "" for c in row] for row in cells[n_header:]])
+    rows, boxes = fold_label_rows(rows, boxes[n_header:], indents[n_header:])
+    if len(rows) < 2:
+        return None
+    header = [name or f"col{k + 1}" for k, name in enumerate(header)]
+    return Parsed(header, rows, boxes, grid.bbox, grid.title)
+
+
+def _grid_header_rows(cells: Grid) -> int:
+    """A table without rules has no rule under its header: the rows above its first number are the header
+    (a header in two or three lines), else its first row if that looks like one."""
+    first_number = next((i for i, row in enumerate(cells) if not _looks_like_header(row)), None)
+    if first_number is not None and 0 < first_number <= _MAX_HEADER_ROWS:
+        return first_number
+    return _header_row_count(cells)
+
+
+def _short(title: str, most: int = 100) -> str:
+    return title if len(title) <= most else title[:most].rsplit(" ", 1)[0] + " …"
 
 
 def row_cells(header: list[str], row: list[str]) -> list[Cell]:

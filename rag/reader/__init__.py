@@ -16,9 +16,11 @@ from functools import partial
 from typing import Protocol
 
 from rag.reader.answer import PageReading, Solution, not_found
+from rag.reader.cells import cell
 from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
 from rag.reader.question import Question, understand
 from rag.reader.skills import Call, PageView, Read, page_skills
+from rag.records import Table
 from rag.settings import ReaderSettings
 
 __all__ = ["PageReader", "PageRef", "Question", "Solution", "understand"]
@@ -28,6 +30,8 @@ class Pages(Protocol):
     """Where the reader takes a page's text and tables from when it reads it."""
 
     def text(self, page: PageRef) -> str: ...
+
+    def tables(self, page: PageRef) -> list[Table]: ...
 
 
 class Speed:
@@ -47,6 +51,16 @@ class Speed:
 
 
 SPEED = Speed()
+LOOKUP_PAGES = 6  # pages whose tables a plan's part looks its figure up in: a search's top 6
+
+
+def _once(pages: list[PageRef]) -> list[PageRef]:
+    """Each page once, where it first comes."""
+    out: list[PageRef] = []
+    for page in pages:
+        if all(p.key != page.key for p in out):
+            out.append(page)
+    return out
 
 
 class PageReader:
@@ -72,19 +86,39 @@ class PageReader:
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
         view = PageView(ref=page, text=text, whole=whole)
         start, skill = time.time(), self.skills[0]
-        got = await skill.solve(q, view, partial(self.call, page=page.page)) if text.strip() else \
-            Read(reason="the page has no text")
+        by = skill.name
+        if self.settings.cells and (found := cell(q, self.pages.tables(page), page, whole)):
+            got, by = Read(solution=found, said=found.line), found.skill  # a cell looked up by code: no model call
+        elif text.strip():
+            got = await skill.solve(q, view, partial(self.call, page=page.page))
+        else:
+            got = Read(reason="the page has no text")
         given = got.solution
         if given and (enforced := [why for name, why in got.failed.items() if name in self.settings.checks]):
             got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
         tokens = self.count_tokens(text)
         SPEED.saw(tokens, time.time() - start)
-        self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=skill.name,
+        self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=by,
                               found=got.solution is not None, answer=given.sentence() if given else "",
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
                               said=got.said, tokens=tokens, t_start=start, t_end=time.time()))
         return got
+
+    def look_up(self, pages: list[PageRef]) -> Solution | None:
+        """The figure the question names, looked up by code in these pages' tables before any page is read by
+        the model (a plan's parts often stand in one table: the caller puts an earlier part's page first)."""
+        if not self.settings.cells:
+            return None
+        for page in _once(pages)[:LOOKUP_PAGES]:
+            start = time.time()
+            if found := cell(self.question, self.pages.tables(page), page, self._text(page)):
+                self.read_pages.append(page)
+                self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=found.skill,
+                                      found=True, answer=found.sentence(), short=found.short(), said=found.line,
+                                      t_start=start, t_end=time.time()))
+                return found
+        return None
 
     def fits(self, page: PageRef, spent: float) -> bool:
         """Whether reading `page` still fits the question's time budget, by the model's measured speed; the

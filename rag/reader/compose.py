@@ -32,6 +32,12 @@ class Value:
     def shown(self) -> str:
         return f"{self.solution.value} {self.solution.citations()}".strip()
 
+    def read_at(self) -> tuple:
+        """Where the figure was read: its page, and its cell when code looked it up (two cells may print one
+        number; a page read gives no cell, so one number read twice on one page is one figure)."""
+        cells = tuple((i.get("row"), i.get("period")) for i in self.solution.inputs)
+        return self.number, tuple(p.key for p in self.solution.pages), cells
+
     def decimals(self) -> int:
         digits = re.search(r"\.(\d+)", self.solution.short())
         return len(digits.group(1)) if digits else 0
@@ -43,7 +49,7 @@ def compose(question: Question, plan: Plan, read: list[Solution | None]) -> Solu
               for n, (p, s) in enumerate(zip(plan.parts, read), 1)]
     if any(v is None for v in values):
         return partial(plan, values)
-    if len({(v.number, tuple(p.key for p in v.solution.pages)) for v in values}) < len(values):
+    if len({v.read_at() for v in values}) < len(values):
         return partial(plan, values, "two parts read one figure of one page for two things")
     if plan.composition in ("greater", "lesser"):
         return compared(plan, values)

@@ -167,6 +167,8 @@ def _than(text: str) -> list[tuple[int, int]]:
             best, span = shared, (window[0].start(), window[-1].end())
     if span is None:
         span = _words(text, at.start(), forward=False, limit=len(b))
+    elif text[slice(*span)].lower() == text[slice(*right)].lower():  # "B + x … than B": A goes on to "than"
+        span = (span[0], len(text[:at.start()].rstrip()))
     return [span, right] if span else []
 
 
