@@ -219,8 +219,8 @@ def _caption_text(first: Line, lines: list[Line], most: int = 3) -> str:
     """A caption and the lines that go on from it (up to `most`), one sentence's worth."""
     at = lines.index(first)
     text = first.text
-    for line in lines[at + 1: at + most]:
-        if line.y0 - lines[lines.index(line) - 1].y1 > 0.6 * line.height or text.endswith("."):
+    for above, line in zip(lines[at: at + most - 1], lines[at + 1: at + most]):
+        if line.y0 - above.y1 > 0.6 * line.height or text.endswith("."):
             break
         text += " " + line.text
     return text[:200]
