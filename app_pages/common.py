@@ -170,8 +170,8 @@ def render_event(ws: Workspace, event: HopEvent, cited: frozenset[str] = frozens
     elif isinstance(event, Computation):
         st.code(event.program, language="python")
         if event.inputs:  # each input as printed and where: the answer's citations open those pages
-            st.table(pd.DataFrame([{"input": i["name"], "row": i["row"], "period": i["period"], "printed": i["printed"],
-                                    "page": f"p. {i['page']}"} for i in event.inputs]), hide_index=True)
+            st.table(pd.DataFrame([{"input": i.name, "row": i.row, "period": i.period, "printed": i.printed,
+                                    "page": f"p. {i.page}"} for i in event.inputs]), hide_index=True)
     elif details := event.details():
         st.caption(" · ".join(_escape(d) for d in details))
 

@@ -198,6 +198,15 @@ def test_chat_shows_hops_the_pages_read_then_a_cited_answer(pew_ws):
     assert any("cited" in c.value for c in status.caption), "the cited fragment is marked"
 
 
+def test_a_cell_looked_up_by_code_shows_its_program_and_the_cell_it_read(pew_ws):
+    """No model call (the scripted model has no reply): the table's cell, its program and its input row."""
+    at = ask(pew_ws, [], "What was the total sample size of Latinos in the survey?")
+    [status] = at.chat_message[1].status
+    assert any("value(table, row='Total Latinos'" in c.value for c in status.code)
+    [cells] = [df.value for df in status.table if "input" in df.value.columns]
+    assert list(cells["printed"]) == ["1,500"] and list(cells["page"]) == ["p. 4"]
+
+
 def test_a_failing_model_is_a_chat_message_not_a_traceback(pew_ws):
     at = ask(pew_ws, [TimeoutError("model timed out")] * 3)
     [error] = at.chat_message[1].error

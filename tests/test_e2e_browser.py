@@ -159,14 +159,15 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(counted.get_by_text("→ 4")).to_be_visible()
     shot(page, "05b-computation")
 
-    # A number the model reads off its page (code checks it stands there), and the hop box says so.
+    # A number the model reads off its page (code checks it stands there), or, once the page's tables are read
+    # in the background, code looks up in its table; the hop box says which.
     page.locator('[data-testid="stChatInputTextArea"]').fill(QUESTION)
     page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
     looked_up = messages.nth(5)
     expect(looked_up.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     expect(looked_up.get_by_role("button", name="Stop")).to_have_count(0)
     looked_up.locator('[data-testid="stExpander"]').first.locator("summary").click()
-    expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_page\): the answer: 1,500"))
+    expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \((read_page|table)\): the answer: 1,500"))
            ).to_be_visible()
 
     # The run's trace: its row and its timeline.

@@ -121,7 +121,7 @@ def test_a_cell_beside_markers_under_a_heading_with_the_samples_size():
                    header=["col1", "col2", "Share"],
                    rows=[["", "Gender", ""], ["a", "Male (n=612)", "65b"], ["b", "Female (n=914)", "55"]])
     found = cell(understand("What share of male members cycle to work?"), [survey], REF, "")
-    assert found is not None and found.short() == "65" and found.inputs[0]["row"] == "Male (n=612)"
+    assert found is not None and found.short() == "65" and found.inputs[0].row == "Male (n=612)"
     assert cell(understand("What share of male drivers park at home?"), [survey], REF, "") is None  # another table's
 
 

@@ -61,7 +61,7 @@ def test_code_looks_up_computes_and_rounds_and_every_input_has_its_page(nike):
     s = got.solution
     assert s.short() == "3.46" and s.by == "code" and s.skill == "metric"
     assert s.value.startswith("3.46 = cogs_2021 24,576 [p. 59] / avg(inv_2020 7,367 [p. 61], inv_2021 6,854 [p. 61])")
-    assert [i["page"] for i in s.inputs] == [59, 61, 61] and {p.page for p in s.pages} == {59, 61}
+    assert [i.page for i in s.inputs] == [59, 61, 61] and {p.page for p in s.pages} == {59, 61}
 
 
 def test_a_percentage_is_made_by_code_and_money_in_the_scale_asked(nike):
@@ -198,7 +198,7 @@ def test_the_agent_answers_a_lookup_by_code_with_its_input_cited(bestbuy_stateme
     assert result.answer.startswith("$46,298 million = revenue_2023 46,298 [p. 3]"), result.answer
     assert result.skill == "metric" and result.citations[0]["page"] == 3
     [computed] = [e for e in events if isinstance(e, Computation)]
-    assert computed.program == "revenue_2023" and computed.inputs[0]["printed"] == "46,298"
+    assert computed.program == "revenue_2023" and computed.inputs[0].printed == "46,298"
 
 
 def test_the_agent_runs_the_models_program_when_the_question_composes(bestbuy_statements, tmp_path):
@@ -228,10 +228,10 @@ def test_an_amount_spent_is_positive_and_an_unadjusted_figure_is_the_statements(
     got = solve(fcf, program(("cfo", "cash from operations", "cash flow statement"),
                              ("capex", "capital expenditures", "cash flow statement"), formula="cfo_2021 - capex_2021"), nike)
     [cfo, capex] = got.solution.inputs
-    assert capex["printed"].startswith("(") and got.solution.short() == str(round(6657 - 695)), got.solution.value
+    assert capex.printed.startswith("(") and got.solution.short() == str(round(6657 - 695)), got.solution.value
     got = solve("What was Nike's unadjusted cost of sales in FY2021?",
                 program(("cogs", "unadjusted cost of sales", "income statement"), formula="cogs_2021"), nike)
-    assert got.solution and got.solution.inputs[0]["printed"] == "24,576", got.reason
+    assert got.solution and got.solution.inputs[0].printed == "24,576", got.reason
 
 
 def test_a_program_for_a_year_the_question_does_not_name_is_not_run(nike):
@@ -264,7 +264,7 @@ def test_a_question_naming_one_figure_for_one_year_gets_its_program_from_code(ni
     assert ratio.short() == "42.4", "9,413 / (9,413 + 0 + 12,767), the dash a nil"
     roa = solved("What is Nike's return on assets in FY2021?")
     assert roa.program == "net_income_2021 / avg(total_assets_2020, total_assets_2021)"
-    assert [i["page"] for i in roa.inputs] == [59, 61, 61]
+    assert [i.page for i in roa.inputs] == [59, 61, 61]
     goodwill = solved("What goodwill did Nike have at the end of FY2021?")
     assert goodwill.value.startswith("$242 million = goodwill_2021 242 [p. 61]"), "a row the statements print"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.reader.answer import NOT_ANSWERABLE, Solution
+from rag.reader.answer import NOT_ANSWERABLE, Cited, Solution
 from rag.reader.compose import MISSING, compose
 from rag.reader.pages import PageRef
 from rag.reader.plan import Part, Plan, PlanReply, by_code, checked, composition
@@ -85,7 +85,7 @@ def plan_of(kind: str, *labels: str) -> Plan:
 def test_a_difference_is_computed_by_code_and_shows_each_value_with_its_page():
     got = compose(understand("How many more?"), plan_of("difference", "", ""), [solution("38", 3), solution("52", 4)])
     assert got.value == "14 = 52 [p. 4] − 38 [p. 3]" and got.short() == "14"
-    assert got.program.endswith("ans = abs(part_1 - part_2)") and [i["page"] for i in got.inputs] == [3, 4]
+    assert got.program.endswith("ans = abs(part_1 - part_2)") and [i.page for i in got.inputs] == [3, 4]
     assert [p.page for p in got.pages] == [3, 4]
 
 
@@ -124,7 +124,7 @@ def test_two_parts_that_read_one_figure_of_one_page_are_not_composed():
 def test_two_cells_of_one_page_that_print_one_number_are_two_figures():
     def looked_up(row: str) -> Solution:
         return solution("16", 5).model_copy(update={"skill": "table", "by": "code",
-                                                    "inputs": [{"row": row, "period": "2013", "printed": "16", "page": 5}]})
+                                                    "inputs": [Cited(row=row, period="2013", printed="16", page=5)]})
 
     got = compose(understand("What is the total?"), plan_of("sum", "vans", "cars"), [looked_up("Vans"), looked_up("Cars")])
     assert got.short() == "32"

@@ -13,7 +13,7 @@ from llama_index.core.workflow import Event
 from pydantic import BaseModel, Field
 
 from rag.control import queue_text
-from rag.reader.answer import PageReading
+from rag.reader.answer import Cited, PageReading
 from rag.records import MODALITY_NAMES, Hit
 
 # How an event stands out: a step of the run, a note under it, the model's thought, news for the user.
@@ -175,7 +175,7 @@ class Computation(HopEvent):
     program: str
     result: str | None = None
     error: str | None = None
-    inputs: list[dict] = Field(default_factory=list, description="each input: row, period, printed, page")
+    inputs: list[Cited] = Field(default_factory=list)
 
     style: ClassVar[Style] = "step"
 

@@ -40,6 +40,19 @@ class PageReading(BaseModel):
     t_end: float | None = None
 
 
+class Cited(BaseModel):
+    """A value a program used, as printed and where: the chat's table of inputs and the answer's citations."""
+
+    name: str = "value"
+    row: str = ""
+    period: str = ""
+    printed: str = ""
+    statement: str = ""
+    page: int | None = None
+    doc_id: str = ""
+    file: str = ""
+
+
 class Solution(BaseModel):
     """A skill's answer: its value as shown (with its unit), the short form, where it stands, how it came."""
 
@@ -50,7 +63,7 @@ class Solution(BaseModel):
     items: list[str] = Field(default_factory=list)
     line: str = ""
     program: str | None = None
-    inputs: list[dict] = Field(default_factory=list, description="a program's inputs: row, period, printed, page")
+    inputs: list[Cited] = Field(default_factory=list)
     pages: list[PageRef] = Field(default_factory=list)
     by: Literal["model", "code"] = "model"
 

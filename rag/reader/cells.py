@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from rag.reader.answer import Solution, valued
+from rag.reader.answer import Cited, Solution, valued
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
 from rag.records import Table
@@ -46,7 +46,7 @@ def cell(question: Question, tables: list[Table], page: PageRef, whole: str) -> 
     shown, short = valued(value, whole, question)
     return Solution(skill="table", asked="number", value=shown, short_value=short, line=f"{label} · {header}: {value}",
                     program=f"value(table, row={label!r}, column={header!r})", pages=[page], by="code",
-                    inputs=[{"row": label, "period": header, "printed": value, "page": page.page}])
+                    inputs=[Cited(row=label, period=header, printed=value, page=page.page, doc_id=page.doc_id, file=page.file)])
 
 
 def _cell(asked: tuple[set[str], str], table: Table) -> tuple[str, str, str] | None:

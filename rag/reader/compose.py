@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rag.reader.answer import NOT_ANSWERABLE, Solution
+from rag.reader.answer import NOT_ANSWERABLE, Cited, Solution
 from rag.reader.plan import Part, Plan
 from rag.reader.program import run_program
 from rag.reader.question import Question
@@ -35,7 +35,7 @@ class Value:
     def read_at(self) -> tuple:
         """Where the figure was read: its page, and its cell when code looked it up (two cells may print one
         number; a page read gives no cell, so one number read twice on one page is one figure)."""
-        cells = tuple((i.get("row"), i.get("period")) for i in self.solution.inputs)
+        cells = tuple((i.row, i.period) for i in self.solution.inputs)
         return self.number, tuple(p.key for p in self.solution.pages), cells
 
     def decimals(self) -> int:
@@ -97,11 +97,11 @@ def partial(plan: Plan, values: list[Value | None], why: str = "") -> Solution:
                     short_value=NOT_ANSWERABLE, inputs=[_input(v) for v in found], pages=_pages(found), by="code")
 
 
-def _input(value: Value) -> dict:
-    """A part's value as the chat's table and the trace show it (the metric skill's inputs' shape)."""
+def _input(value: Value) -> Cited:
+    """A part's value as the chat's table and the trace show it."""
     ref = value.solution.pages[0] if value.solution.pages else None
-    return {"name": value.name, "row": value.part.label or value.part.question, "period": "", "printed": value.printed,
-            "page": ref.page if ref else None, "doc_id": ref.doc_id if ref else "", "file": ref.file if ref else ""}
+    return Cited(name=value.name, row=value.part.label or value.part.question, printed=value.printed,
+                 page=ref.page if ref else None, doc_id=ref.doc_id if ref else "", file=ref.file if ref else "")
 
 
 def _pages(values: list[Value]) -> list:

@@ -28,7 +28,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
-from rag.reader.answer import Solution
+from rag.reader.answer import Cited, Solution
 from rag.reader.definitions import SAID, defined, gives, longest_first, metrics_named, stated, written
 from rag.reader.lookup import GLOSSARY, NotFound, concept_of, normal
 from rag.reader.pages import PageRef
@@ -272,8 +272,8 @@ def solution(question: Question, computed: Computed) -> Solution:
                     by="code", inputs=[input_row(u) for u in computed.inputs])
 
 
-def input_row(used) -> dict:
+def input_row(used) -> Cited:
     """An input as the chat's table and the trace show it."""
     found = used.lookup
-    return {"name": used.name, "row": found.label, "period": found.period, "printed": found.printed,
-            "statement": found.title, "page": found.page, "doc_id": found.doc_id, "file": found.file}
+    return Cited(name=used.name, row=found.label, period=found.period, printed=found.printed, statement=found.title,
+                 page=found.page, doc_id=found.doc_id, file=found.file)
