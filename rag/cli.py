@@ -148,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_charts)
 
+    p = sub.add_parser("colours", help="the words a PDF prints in colour or on a coloured ground (a box, a highlight)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--page", type=int, action="append", help="only this page (repeatable)")
+    p.add_argument("--colour", help="only this colour (red, orange, yellow, green, blue, purple, pink, brown, grey)")
+    p.add_argument("--password", help="password of an encrypted PDF (default: $RAG_PDF_PASSWORD)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_colours)
+
     p = sub.add_parser("tables", help="a document's tables as data: its statements (rows by fiscal year, scale, "
                                       "page), then the tables and chart values read at the complete stage")
     p.add_argument("doc", help="doc id, id prefix or file name of an ingested document, or a PDF file's path")
@@ -459,6 +467,23 @@ def cmd_charts(args, settings: Settings) -> int:
         lines.append(table.to_dataframe().to_string(index=False))
         lines.append("")
     _emit(args, payload, "\n".join(lines) or "no chart values found")
+    return 0
+
+
+def cmd_colours(args, settings: Settings) -> int:
+    from rag.ingest.colours import page_inked
+    from rag.ingest.pdf import IngestError, open_pdf
+
+    try:
+        doc = open_pdf(_read(args.file) or b"", settings.ingest.max_file_mb,
+                       args.password or os.environ.get("RAG_PDF_PASSWORD"))
+    except IngestError as exc:
+        raise SystemExit(f"cannot read {args.file}: {exc}") from None
+    with doc:
+        runs = [r for n, page in enumerate(doc, 1) if not args.page or n in args.page for r in page_inked(page, n)
+                if not args.colour or r.colour == args.colour.lower().replace("gray", "grey")]
+    lines = [f"p. {r.page} · {r.colour}{' ground' if r.ground else ''} · {r.text}" for r in runs]
+    _emit(args, {"runs": [r.model_dump(mode="json") for r in runs]}, "\n".join(lines) or "no coloured words found")
     return 0
 
 

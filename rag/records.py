@@ -55,6 +55,25 @@ class Fragment(BaseModel):
     cells: list[Cell] = Field(default_factory=list, description="a table row's cells; empty for other fragments")
 
 
+class Inked(BaseModel):
+    """Words a page prints in a colour, or on a coloured ground (a filled box, a highlight): the colour is data,
+    named as a reader would name it."""
+
+    page: int = Field(ge=1)
+    colour: str  # red | orange | yellow | green | blue | purple | pink | brown | grey | black | white
+    ground: bool = Field(False, description="the colour is the words' background, not their ink")
+    text: str
+    bbox: BBox
+
+
+class PageColours(BaseModel):
+    """A page's coloured words; a page without a text layer (a scan, a slide read by OCR) has none that can be read."""
+
+    page: int = Field(ge=1)
+    runs: list[Inked] = Field(default_factory=list)
+    scanned: bool = False
+
+
 class ChartInfo(BaseModel):
     """What makes a Table a chart's values: the figure it was read from and how sure the reading is."""
 

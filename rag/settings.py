@@ -89,10 +89,11 @@ class ReaderSettings(BaseModel):
 
     # Skills besides reading a page (rag/reader/skills), in the order they are tried: "outline" counts the
     # document's pages, figures, tables and appendices; "pictures" says what a photo shows is not read;
+    # "colours" lists or counts the words printed in a colour or on a coloured ground;
     # "metric" computes a figure of the statements (a lookup, ratio, change, average) by a program the model
     # writes over lookups code does; "names" says at once that no document prints a name the question asks
     # about.
-    skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "metric", "names"])
+    skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "colours", "metric", "names"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain and the time budget lasts). One for the embedded 1.5B model: on dev and wide its answers
     # from a second or later page were right once and wrong 18 times, 7 of them to questions the documents do

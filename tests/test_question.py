@@ -88,12 +88,3 @@ def test_the_names_a_question_asks_about():
     assert understand("what is advertising expense of Netflix in FY 2015? Answer in millions.").names == ["Netflix"]
     assert understand("WHICH YEAR DID THE SECURITY DIAGRAM DISCUSS?").names == [], "case tells nothing in capitals"
     assert understand("how many pages does the document have?").names == []
-
-
-def test_a_colour_asked_about_is_what_a_page_shows_not_its_words():
-    for asked in ("Who said the quote colored in blue?", "What are the two red words on the cover?",
-                  "Which items have a grey background?", "How many green bars are in the chart?"):
-        assert understand(asked).pictures, asked
-    for plain in ("What share of White adults use the internet?", "How many Black and Hispanic adults own a phone?",
-                  "What does the Green Party propose?", "What colour does the power light glow when it charges?"):
-        assert not understand(plain).pictures, plain

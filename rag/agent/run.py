@@ -36,13 +36,14 @@ from rag.agent.events import (
 from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
 from rag.control import QueueTimeOff, RunControl, controlled
+from rag.ingest.colours import document_colours
 from rag.models.llm import for_run, model_load
 from rag.reader import PageRef, Question, understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.reader.compose import MISSING
 from rag.reader.skills.names import vocabulary
 from rag.outline import Outline, outline
-from rag.records import LAST_PAGE, SearchResult, StatementFrame, Table
+from rag.records import LAST_PAGE, PageColours, SearchResult, StatementFrame, Table
 from rag.trace import TraceWriter, redact
 
 STOPPED = "Stopped before an answer was written."
@@ -216,6 +217,9 @@ class PageSource:
 
     def outline(self, doc_id: str) -> Outline:
         return outline(self.store, doc_id)
+
+    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
+        return document_colours(self.store.pdf_path(doc_id), doc_id)
 
     def words(self) -> set[str]:
         return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))

@@ -56,12 +56,15 @@ give list save express format note fy what which who whom whose when where why h
 a an in on of for to and or i""".split())
 _PICTURES = re.compile(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
                        r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b", re.I)
-_COLOUR = r"(?:red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
-# the colour a page prints something in is not in its words: "the quote colored in blue", "the red words" (a colour
-# the text states, "the indicator glows blue", is: "what colour …" is read)
-_COLOURS = re.compile(rf"\b(?:colou?red|highlighted|shaded|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} (?:colou?r|background)"
-                      rf"|\b{_COLOUR} (?:colou?r(?:ed)?|background|words?|texts?|box(?:es)?|bars?|rectangles?|triangles?|circles?"
-                      rf"|lines?|font|arrows?|shapes?|squares?|dots?)\b", re.I)
+_COLOUR = r"(red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
+# the colour a page prints words in, or the ground they stand on, is data (rag/ingest/colours.py): "the red words",
+# "highlighted in yellow", "the word in the orange box"; a colour the text states, "the indicator glows blue", is
+# in its words; what colour drawn shapes are is what a picture shows
+_ON_GROUND = re.compile(rf"\b(?:highlighted|shaded) in {_COLOUR}\b|\b{_COLOUR} (?:background|box(?:es)?|highlight)", re.I)
+_IN_INK = re.compile(rf"\b(?:colou?red|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} colou?r"
+                     rf"|\b{_COLOUR} (?:colou?r(?:ed)?|words?|texts?|font|letters?)\b", re.I)
+_SHAPES = re.compile(rf"\b{_COLOUR} (?:bars?|rectangles?|triangles?|circles?|lines?|arrows?|shapes?|squares?|dots?)\b",
+                     re.I)
 
 
 class Question(BaseModel):
@@ -77,7 +80,9 @@ class Question(BaseModel):
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
-    pictures: bool = Field(False, description="the answer needs what a picture shows, or a colour, not its words")
+    pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
+    colour: str | None = Field(None, description="the colour it asks about the words a page prints in")
+    on_ground: bool = Field(False, description="that colour is the words' background (a box, a highlight)")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
@@ -89,14 +94,25 @@ def understand(question: str) -> Question:
     asked = asked_type(q)
     structural = _STRUCTURE.search(q)
     scale, decimals, task = _SCALE.search(q), _DECIMALS.search(q), _task(q)
+    colour = _colour(q)
     return Question(
         text=question, task=task, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
-        pictures=bool(_PICTURES.search(q) or _COLOURS.search(q)), decimals=_number(decimals.group(1)) if decimals else None,
+        pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or colour.pop("pictures", False)), **colour, decimals=_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))), names=names(task),
     )
+
+
+def _colour(question: str) -> dict:
+    """The colour asked about, and whether it is the words' ground or their ink; black ink is every page's body,
+    so what is black in a figure is what its drawing shows."""
+    for pattern, ground in ((_ON_GROUND, True), (_IN_INK, False)):
+        if match := pattern.search(question):
+            colour = match.group(match.lastindex).lower().replace("gray", "grey")
+            return {"colour": colour, "on_ground": ground} if ground or colour != "black" else {"pictures": True}
+    return {}
 
 
 def _task(question: str) -> str:

@@ -14,7 +14,7 @@ from rag.guard import withhold_instructions
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
-from rag.records import DocumentInfo, StatementFrame
+from rag.records import DocumentInfo, PageColours, StatementFrame
 
 # (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured), for one page
 Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Awaitable[Any]]
@@ -58,6 +58,10 @@ class Documents(Protocol):
     def frames(self, hits) -> list[StatementFrame]: ...
 
     def outline(self, doc_id: str): ...
+
+    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
+        """Per page, the words the document prints in colour or on a coloured ground (rag/ingest/colours.py)."""
+        ...
 
     def words(self) -> set[str]:
         """The stems the documents print (rag/reader/skills/names.py `vocabulary`)."""

@@ -1,13 +1,13 @@
-"""What a photo shows ("how many people in the pictures…") and the colours a page prints in ("the quote colored in
-blue") are not in its words: say so, guess nothing."""
+"""What a photo or a drawing shows ("how many people in the pictures…", "how many green bars") is not in the page's
+words: say so, guess nothing. (The colours words are printed in are read: skills/colours.py.)"""
 
 from __future__ import annotations
 
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, Documents, Read, register
 
-PICTURES_UNREAD = ("the pages' pictures and colours cannot be read here: the reader sees a page's words, table rows "
-                   "and chart values, not what its photos show or the colours it prints them in")
+PICTURES_UNREAD = ("what the pages' pictures show cannot be read here: the reader sees a page's words and their "
+                   "colours, table rows and chart values, not what its photos or drawings show")
 
 
 @register

@@ -1,0 +1,115 @@
+"""What a page prints in colour, read as data (rag/ingest/colours.py) and answered by code (skills/colours.py):
+on a PDF made here with known inks, grounds, a highlight and a link; on a real brochure's table; and through the
+agent on a real store with a scripted LLM that must not be called."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+from scripted_llm import ScriptedLLM
+
+from rag.agent.run import run_question
+from rag.ingest.colours import colour_name, page_inked
+from rag.reader.question import understand
+
+WIDE = Path(__file__).resolve().parents[2] / "shared/eval/wide/pdfs"
+RED, BLUE, ORANGE, YELLOW = (0.75, 0.05, 0.05), (0.0, 0.3, 0.8), (0.95, 0.55, 0.1), (1.0, 1.0, 0.0)
+
+
+def coloured_pdf() -> bytes:
+    """Two pages: black body text, two headings in red (one over two lines), a link in blue, a word in an
+    orange box, a line under a yellow highlight; the second page only black."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    body = "The quarterly review covers staffing, budgets and the new depot in plain black ink. " * 3
+    page.insert_textbox(pymupdf.Rect(50, 200, 550, 300), body, fontsize=10)
+    page.insert_text((50, 80), "Harbour Renewal", fontsize=14, color=RED)
+    page.insert_text((50, 120), "Budget Outlook For", fontsize=14, color=RED)
+    page.insert_text((50, 137), "The Coming Year", fontsize=14, color=RED)
+    page.insert_text((50, 330), "See the depot website", fontsize=10, color=BLUE)
+    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(48, 320, 160, 334), "uri": "https://example.org"})
+    page.draw_rect(pymupdf.Rect(48, 360, 140, 380), color=ORANGE, fill=ORANGE)
+    page.insert_text((52, 374), "Approve plan", fontsize=10)
+    page.insert_text((50, 420), "The ferry timetable changes in March.", fontsize=10)
+    page.add_highlight_annot(page.search_for("The ferry timetable changes in March.")[0])
+    doc.new_page().insert_textbox(pymupdf.Rect(50, 50, 550, 300), body, fontsize=10)
+    return doc.tobytes()
+
+
+def test_colours_are_named_as_a_reader_names_them():
+    named = {(0.6, 0.0, 0.0): "red", (0.88, 0.96, 1.0): "blue", (1.0, 1.0, 0.0): "yellow", (0.0, 0.69, 0.31): "green",
+             (0.95, 0.95, 0.95): "white", (0.2, 0.2, 0.2): "black", (0.65, 0.65, 0.65): "grey",
+             (0.5, 0.3, 0.1): "brown", (0.95, 0.55, 0.1): "orange", (0.44, 0.19, 0.63): "purple"}
+    assert {rgb: colour_name(rgb) for rgb in named} == named
+
+
+def test_a_pages_inks_and_grounds_are_read_and_a_link_is_not():
+    with pymupdf.open(stream=coloured_pdf()) as doc:
+        runs = page_inked(doc[0], 1)
+        assert page_inked(doc[1], 2) == [], "black body text is no colour"
+    inks = [(r.colour, r.text) for r in runs if not r.ground]
+    assert inks == [("red", "Harbour Renewal"), ("red", "Budget Outlook For The Coming Year")], \
+        "a heading over two lines is one run; the blue link is left out"
+    grounds = [(r.colour, r.text) for r in runs if r.ground]
+    assert grounds == [("orange", "Approve plan"), ("yellow", "The ferry timetable changes in March.")]
+
+
+def test_a_brochures_coloured_row_labels_are_read_each_whole():
+    with pymupdf.open(WIDE / "obs-productdesc-en.pdf") as doc:
+        runs = [r.text for r in page_inked(doc[6], 7) if r.colour == "blue" and not r.ground]
+    assert runs[:2] == ["Designed durability", "Designed durability (multi-AZ)"], runs
+
+
+def test_the_colour_asked_about_is_the_ink_or_the_ground():
+    cases = {"Which words are printed in red?": ("red", False), "What are the two red words on the cover?": ("red", False),
+             "Which items have a grey background?": ("grey", True), "What is written in the orange box?": ("orange", True),
+             "How many lines are highlighted in yellow?": ("yellow", True)}
+    for asked, (colour, ground) in cases.items():
+        q = understand(asked)
+        assert (q.colour, q.on_ground, q.pictures) == (colour, ground, False), asked
+    assert understand("How many green bars are in the chart?").pictures, "drawn shapes are pictures"
+    for plain in ("What share of White adults use the internet?", "How many Black and Hispanic adults own a phone?",
+                  "What does the Green Party propose?", "What colour does the power light glow when it charges?"):
+        q = understand(plain)
+        assert q.colour is None and not q.pictures, plain
+
+
+@pytest.fixture
+def ask(workspace, tmp_path):
+    report = workspace.ingest(coloured_pdf(), "review.pdf")
+    assert report.outcome == "ingested", report.error
+
+    def go(question: str):
+        llm = ScriptedLLM(replies=[])
+        result = run_question(workspace, llm, question, trace_dir=tmp_path / "logs")
+        assert not llm.prompts, "code answers: no model call"
+        return result
+    return go
+
+
+def test_the_words_in_a_colour_are_listed_counted_or_said_to_be_none(ask):
+    result = ask("What are the first two headings printed in red?")
+    assert result.short_answer == '["Harbour Renewal", "Budget Outlook For The Coming Year"]'
+    assert [c["page"] for c in result.citations] == [1]
+    assert ask("How many lines are highlighted in yellow on page 1?").short_answer == "1"
+    assert ask("What is written in the orange box?").short_answer == "Approve plan"
+    none = ask("Which words are printed in green?")
+    assert none.short_answer == "Not answerable" and "no words are printed in green" in none.answer
+
+
+def test_the_cli_lists_a_pdfs_coloured_words_and_refuses_a_non_pdf(tmp_path, capsys):
+    from rag.cli import main
+
+    pdf = tmp_path / "review.pdf"
+    pdf.write_bytes(coloured_pdf())
+    assert main(["colours", str(pdf), "--colour", "red"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["p. 1 · red · Harbour Renewal",
+                                                    "p. 1 · red · Budget Outlook For The Coming Year"]
+    assert main(["colours", str(pdf), "--page", "1", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["runs"]) == 4
+    (tmp_path / "notes.txt").write_text("plain words")
+    with pytest.raises(SystemExit, match="not a PDF"):
+        main(["colours", str(tmp_path / "notes.txt")])
