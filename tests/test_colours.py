@@ -71,6 +71,8 @@ def test_the_colour_asked_about_is_the_ink_or_the_ground():
         q = understand(asked)
         assert (q.colour, q.on_ground, q.pictures) == (colour, ground, False), asked
     assert understand("How many green bars are in the chart?").pictures, "drawn shapes are pictures"
+    black = understand("How many parts with black color does the diagram show?")
+    assert black.pictures and black.colour is None, "black ink is every page's: what is black in a figure is drawn"
     for plain in ("What share of White adults use the internet?", "How many Black and Hispanic adults own a phone?",
                   "What does the Green Party propose?", "What colour does the power light glow when it charges?"):
         q = understand(plain)
@@ -113,3 +115,21 @@ def test_the_cli_lists_a_pdfs_coloured_words_and_refuses_a_non_pdf(tmp_path, cap
     (tmp_path / "notes.txt").write_text("plain words")
     with pytest.raises(SystemExit, match="not a PDF"):
         main(["colours", str(tmp_path / "notes.txt")])
+
+
+def test_a_question_asked_of_the_coloured_words_goes_to_the_pages_when_some_are_printed():
+    import asyncio
+    from types import SimpleNamespace
+
+    from rag.ingest.colours import page_inked
+    from rag.reader.skills.colours import Colours
+    from rag.records import PageColours
+
+    with pymupdf.open(stream=coloured_pdf()) as doc:
+        colours = (PageColours(page=1, runs=page_inked(doc[0], 1)), PageColours(page=2, scanned=True))
+    docs = SimpleNamespace(docs=[SimpleNamespace(doc_id="d", file="review.pdf", pages=2)], colours=lambda _: colours)
+    answer = lambda q: asyncio.run(Colours().answer(understand(q), docs, [], None))  # noqa: E731
+    assert answer("Who wrote the heading printed in red?") is None, "the pages are read: code knows which words"
+    assert answer("Who wrote the note printed in green?").final, "none in green: said at once"
+    scanned = answer("What is written in the green box on page 2?")
+    assert scanned.final and "cannot be read" in scanned.reason, "a scan's colours are not read: not 'none'"

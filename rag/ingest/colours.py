@@ -13,7 +13,6 @@ import pymupdf
 
 from rag.records import Inked, PageColours
 
-COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "black", "white")
 # hue (degrees) → name, for colours with some chroma; the first bound above the hue names it
 _HUES = ((15, "red"), (45, "orange"), (70, "yellow"), (165, "green"), (255, "blue"), (290, "purple"),
          (340, "pink"), (361, "red"))

@@ -94,25 +94,25 @@ def understand(question: str) -> Question:
     asked = asked_type(q)
     structural = _STRUCTURE.search(q)
     scale, decimals, task = _SCALE.search(q), _DECIMALS.search(q), _task(q)
-    colour = _colour(q)
+    colour, on_ground = _colour(q)
+    black_ink = colour == "black" and not on_ground  # every page's body: what is black in a figure is drawn
     return Question(
         text=question, task=task, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
-        pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or colour.pop("pictures", False)), **colour, decimals=_number(decimals.group(1)) if decimals else None,
+        pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
+        on_ground=on_ground, decimals=_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))), names=names(task),
     )
 
 
-def _colour(question: str) -> dict:
-    """The colour asked about, and whether it is the words' ground or their ink; black ink is every page's body,
-    so what is black in a figure is what its drawing shows."""
+def _colour(question: str) -> tuple[str | None, bool]:
+    """The colour asked about, and whether it is the words' ground or their ink."""
     for pattern, ground in ((_ON_GROUND, True), (_IN_INK, False)):
         if match := pattern.search(question):
-            colour = match.group(match.lastindex).lower().replace("gray", "grey")
-            return {"colour": colour, "on_ground": ground} if ground or colour != "black" else {"pictures": True}
-    return {}
+            return match.group(match.lastindex).lower().replace("gray", "grey"), ground
+    return None, False
 
 
 def _task(question: str) -> str:

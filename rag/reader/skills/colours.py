@@ -35,8 +35,7 @@ class Colours:
         if question.colour is None:
             return None
         pages, where = in_scope(question, documents, hits)
-        runs = [(d, r) for d, p in pages for r in p.runs
-                if r.colour == question.colour and r.ground == question.on_ground]
+        runs = _in_colour(question, pages)
         what = f"on a {question.colour} ground" if question.on_ground else f"in {question.colour}"
         if not runs:
             scanned = any(p.scanned for _, p in pages)
@@ -57,7 +56,8 @@ def _listed(question: Question, runs: list, what: str) -> Solution:
         picked = f"[{', '.join(f'printed[{i}]' for i in range(min(n, len(texts))))}]" if first else "printed"
         program = f"printed = {texts!r}  # {what}\nans = {picked}"
     value = run_program(program)
-    pages = [PageRef(doc_id=d, file=f, page=p) for d, f, p in dict.fromkeys((d.doc_id, d.file, r.page) for d, r in runs)]
+    where = dict.fromkeys((d.doc_id, d.file, r.page) for d, r in runs)
+    pages = [PageRef(doc_id=d, file=f, page=p) for d, f, p in where]
     if not isinstance(value, list):
         return Solution(skill="colours", asked="number", value=str(value), program=program, by="code", pages=pages)
     return Solution(skill="colours", asked="list" if len(value) > 1 else "text", value="; ".join(value), items=value,
@@ -72,12 +72,12 @@ def in_scope(question: Question, documents: Documents, hits) -> tuple[list, str]
         return [(d, p) for d, p in every if (d.doc_id, p.page) in named], "on the pages named"
     modality = "image_caption" if _FIGURE.search(question.text) else "table" if _TABLE.search(question.text) else None
     found = next((h.fragment for h in hits if h.fragment.modality == modality), hits[0].fragment if hits else None)
-    if found is None or modality is None and _few(question, every):
+    if found is None or modality is None and len({r.text for _, r in _in_colour(question, every)}) <= _MAX_LISTED:
         return every, "in the documents"
     return [(d, p) for d, p in every if (d.doc_id, p.page) == (found.doc_id, found.page)], \
         f"on p. {found.page}, where the search found it"
 
 
-def _few(question: Question, pages: list) -> bool:
-    texts = {r.text for _, p in pages for r in p.runs if r.colour == question.colour and r.ground == question.on_ground}
-    return len(texts) <= _MAX_LISTED
+def _in_colour(question: Question, pages: list) -> list:
+    """The runs (document, run) of these pages in the colour asked, as ink or as ground."""
+    return [(d, r) for d, p in pages for r in p.runs if r.colour == question.colour and r.ground == question.on_ground]
