@@ -471,7 +471,7 @@ def cmd_charts(args, settings: Settings) -> int:
 
 
 def cmd_colours(args, settings: Settings) -> int:
-    from rag.ingest.colours import page_inked
+    from rag.ingest.colours import page_colours
     from rag.ingest.pdf import IngestError, open_pdf
 
     try:
@@ -480,7 +480,7 @@ def cmd_colours(args, settings: Settings) -> int:
     except IngestError as exc:
         raise SystemExit(f"cannot read {args.file}: {exc}") from None
     with doc:
-        runs = [r for n, page in enumerate(doc, 1) if not args.page or n in args.page for r in page_inked(page, n)
+        runs = [r for n, page in enumerate(doc, 1) if not args.page or n in args.page for r in page_colours(page, n).runs
                 if not args.colour or r.colour == args.colour.lower().replace("gray", "grey")]
     lines = [f"p. {r.page} · {r.colour}{' ground' if r.ground else ''} · {r.text}" for r in runs]
     _emit(args, {"runs": [r.model_dump(mode="json") for r in runs]}, "\n".join(lines) or "no coloured words found")

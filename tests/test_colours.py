@@ -12,7 +12,7 @@ import pytest
 from scripted_llm import ScriptedLLM
 
 from rag.agent.run import run_question
-from rag.ingest.colours import colour_name, page_inked
+from rag.ingest.colours import colour_name, page_colours
 from rag.reader.question import understand
 
 WIDE = Path(__file__).resolve().parents[2] / "shared/eval/wide/pdfs"
@@ -48,8 +48,8 @@ def test_colours_are_named_as_a_reader_names_them():
 
 def test_a_pages_inks_and_grounds_are_read_and_a_link_is_not():
     with pymupdf.open(stream=coloured_pdf()) as doc:
-        runs = page_inked(doc[0], 1)
-        assert page_inked(doc[1], 2) == [], "black body text is no colour"
+        runs = page_colours(doc[0], 1).runs
+        assert page_colours(doc[1], 2).runs == [], "black body text is no colour"
     inks = [(r.colour, r.text) for r in runs if not r.ground]
     assert inks == [("red", "Harbour Renewal"), ("red", "Budget Outlook For The Coming Year")], \
         "a heading over two lines is one run; the blue link is left out"
@@ -59,7 +59,7 @@ def test_a_pages_inks_and_grounds_are_read_and_a_link_is_not():
 
 def test_a_brochures_coloured_row_labels_are_read_each_whole():
     with pymupdf.open(WIDE / "obs-productdesc-en.pdf") as doc:
-        runs = [r.text for r in page_inked(doc[6], 7) if r.colour == "blue" and not r.ground]
+        runs = [r.text for r in page_colours(doc[6], 7).runs if r.colour == "blue" and not r.ground]
     assert runs[:2] == ["Designed durability", "Designed durability (multi-AZ)"], runs
 
 
@@ -121,12 +121,11 @@ def test_a_question_asked_of_the_coloured_words_goes_to_the_pages_when_some_are_
     import asyncio
     from types import SimpleNamespace
 
-    from rag.ingest.colours import page_inked
     from rag.reader.skills.colours import Colours
     from rag.records import PageColours
 
     with pymupdf.open(stream=coloured_pdf()) as doc:
-        colours = (PageColours(page=1, runs=page_inked(doc[0], 1)), PageColours(page=2, scanned=True))
+        colours = (page_colours(doc[0], 1), PageColours(page=2, scanned=True))
     docs = SimpleNamespace(docs=[SimpleNamespace(doc_id="d", file="review.pdf", pages=2)], colours=lambda _: colours)
     answer = lambda q: asyncio.run(Colours().answer(understand(q), docs, [], None))  # noqa: E731
     assert answer("Who wrote the heading printed in red?") is None, "the pages are read: code knows which words"

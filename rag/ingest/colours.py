@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pymupdf
 
+from rag.ingest.charts.geometry import union
 from rag.records import Inked, PageColours
 
 # hue (degrees) → name, for colours with some chroma; the first bound above the hue names it
@@ -29,15 +30,16 @@ def colour_name(rgb: tuple[float, float, float]) -> str:
     return "brown" if name == "orange" and max(rgb) < 0.65 else name
 
 
-def page_inked(page: pymupdf.Page, number: int) -> list[Inked]:
-    """The page's coloured words and words on coloured grounds, top to bottom."""
-    found = _inks(page, number) + _grounds(page, number)
-    return sorted(found, key=lambda r: (round(r.bbox[1]), r.bbox[0]))
+def page_colours(page: pymupdf.Page, number: int) -> PageColours:
+    """The page's coloured words and words on coloured grounds, top to bottom; a page without words is a scan."""
+    words = page.get_text("words")
+    found = _inks(page, number) + _grounds(page, number, words)
+    return PageColours(page=number, runs=sorted(found, key=lambda r: (round(r.bbox[1]), r.bbox[0])), scanned=not words)
 
 
 def _inks(page: pymupdf.Page, number: int) -> list[Inked]:
     links = [pymupdf.Rect(link["from"]) for link in page.get_links()]
-    runs: list[tuple[str, str, list]] = []  # (colour, text, bbox): a run of one colour, lines joined
+    runs: list[tuple[str, str, tuple]] = []  # (colour, text, bbox): a run of one colour, lines joined
     for block in page.get_text("dict")["blocks"]:
         first = True
         for line in block.get("lines", []):
@@ -47,21 +49,20 @@ def _inks(page: pymupdf.Page, number: int) -> list[Inked]:
                     continue
                 colour = colour_name(pymupdf.sRGB_to_pdf(span["color"]))
                 if runs and runs[-1][0] == colour and (not first or _below(runs[-1][2], span["bbox"])):
-                    runs[-1] = (colour, f"{runs[-1][1]} {text}", _union(runs[-1][2], span["bbox"]))
+                    runs[-1] = (colour, f"{runs[-1][1]} {text}", union(runs[-1][2], span["bbox"]))
                 else:
-                    runs.append((colour, text, list(span["bbox"])))
+                    runs.append((colour, text, tuple(span["bbox"])))
                 first = False
     body = Counter()
     for colour, text, _ in runs:
         body[colour] += len(text)
     main, chars = body.most_common(1)[0] if body else ("black", 0)
     main = main if chars > 0.6 * sum(body.values()) else "black"  # the body's ink, where one ink prints most
-    return [Inked(page=number, colour=c, text=" ".join(t.split()), bbox=tuple(b)) for c, t, b in runs
+    return [Inked(page=number, colour=c, text=" ".join(t.split()), bbox=b) for c, t, b in runs
             if c not in ("black", main)]
 
 
-def _grounds(page: pymupdf.Page, number: int) -> list[Inked]:
-    words = page.get_text("words")
+def _grounds(page: pymupdf.Page, number: int, words: list) -> list[Inked]:
     area = abs(page.rect)
     filled = [(pymupdf.Rect(d["rect"]), d["fill"]) for d in page.get_drawings() if d.get("fill")]
     filled += [(a.rect, a.colors.get("stroke") or a.colors.get("fill")) for a in page.annots() or []
@@ -78,19 +79,14 @@ def _grounds(page: pymupdf.Page, number: int) -> list[Inked]:
     return out
 
 
-def _below(run: list, box) -> bool:
+def _below(run: tuple, box) -> bool:
     """A block's first span goes on the run above it: the next line, under it (a title set as one line a block)."""
     height = box[3] - box[1]
     return -0.5 * height <= box[1] - run[3] < 0.8 * height and box[0] < run[2] and box[2] > run[0]
-
-
-def _union(a: list, b) -> list:
-    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
 
 
 @lru_cache(maxsize=32)
 def document_colours(pdf: Path, doc_id: str) -> tuple[PageColours, ...]:
     """Every page's coloured words of a stored PDF (cached: a document never changes under its id)."""
     with pymupdf.open(pdf) as doc:
-        return tuple(PageColours(page=number, runs=page_inked(page, number), scanned=not page.get_text().strip())
-                     for number, page in enumerate(doc, 1))
+        return tuple(page_colours(page, number) for number, page in enumerate(doc, 1))

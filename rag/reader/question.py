@@ -102,7 +102,7 @@ def understand(question: str) -> Question:
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
-        on_ground=on_ground, decimals=_number(decimals.group(1)) if decimals else None,
+        on_ground=on_ground, decimals=spelled_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))), names=names(task),
     )
 
@@ -164,15 +164,16 @@ def named_pages(text: str) -> list[int]:
     """The one page-reference parser: "page 5", "page two", "pages 30-35", "the last page" (-1)."""
     pages: list[int] = []
     for first, last in _PAGE_REF.findall(text):
-        a = _number(first)
-        b = _number(last) if last else a
+        a = spelled_number(first)
+        b = spelled_number(last) if last else a
         pages += list(range(a, min(b, a + MAX_NAMED_PAGES - 1) + 1)) if b >= a else [a, b]
     for word in _ORDINAL_REF.findall(text):
         pages.append(LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower()))
     return list(dict.fromkeys(pages))
 
 
-def _number(text: str) -> int:
+def spelled_number(text: str) -> int:
+    """A count written in digits or as a word up to twenty ("12", "two")."""
     return int(text) if text.isdigit() else _NUMBERS.index(text.lower())
 
 

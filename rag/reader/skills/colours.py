@@ -10,7 +10,7 @@ import re
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.program import run_program
-from rag.reader.question import Question
+from rag.reader.question import Question, spelled_number
 from rag.reader.skills.base import Call, Documents, Read, register
 from rag.reader.skills.pictures import PICTURES_UNREAD
 from rag.records import LAST_PAGE
@@ -19,7 +19,6 @@ from rag.records import LAST_PAGE
 _FIGURE = re.compile(r"\b(?:figures?|fig\.|charts?|diagrams?|graphs?|images?)(?=\b|\d)", re.I)
 _TABLE = re.compile(r"\b(?:tables?|slides?|sections?)(?=\b|\d)", re.I)
 _FIRST = re.compile(r"\b(?:top|first)\s*(\d+|one|two|three|four|five)\b", re.I)
-_WORDS = ("zero", "one", "two", "three", "four", "five")
 # asked of the coloured words, not for them ("who said the quote in blue?"): the pages are read
 _OF_THEM = re.compile(r"\b(?:who|whom|whose|when|where|why)\b", re.I)
 _MAX_LISTED = 12  # more runs than this across the documents: the question means the page the search found
@@ -52,7 +51,7 @@ def _listed(question: Question, runs: list, what: str) -> Solution:
     else:
         texts = list(dict.fromkeys(texts))
         first = _FIRST.search(question.text)
-        n = first and (int(first.group(1)) if first.group(1).isdigit() else _WORDS.index(first.group(1).lower()))
+        n = first and spelled_number(first.group(1))
         picked = f"[{', '.join(f'printed[{i}]' for i in range(min(n, len(texts))))}]" if first else "printed"
         program = f"printed = {texts!r}  # {what}\nans = {picked}"
     value = run_program(program)
