@@ -104,8 +104,9 @@ class ReaderSettings(BaseModel):
     # a longer one as its best lines: rag/reader/pages.py). 1,100 holds most pages whole; the longer reads it
     # cuts were most of the p95 on two cores (docs/results.md, "A long page read as its best 1,100 tokens").
     page_tokens: int = 1100
-    # A number at the row and the column the question names in one of the page's tables is looked up by code
-    # before the model reads the page (rag/reader/cells.py).
+    # A number at the row and the column the question names in one of the page's tables, or the item a table
+    # ranks at the extreme it asks ("which … the most …"), is found by code before the model reads the page
+    # (rag/reader/cells.py, rag/reader/ranks.py).
     cells: bool = True
     # Seconds a question may spend before another page is begun: the next page is read only when the
     # model's measured speed says it ends within the budget (the first page is always read).

@@ -162,7 +162,7 @@ class Workspace:
         return describe(self.settings)
 
     def ask(self, question: str, memory=None, doc_ids=None, on_event=None, settings: Settings | None = None,
-            control=None, mode: str = "agent"):
+            control=None):
         """Answer one question with these settings (the workspace's own by default); `control` (a
         RunControl) stops it and hears its place in the model's queue."""
         from rag.agent.run import run_question
@@ -170,7 +170,7 @@ class Workspace:
         ws = self.with_settings(settings) if settings is not None else self
         with asking(ws.settings.data_dir):  # documents being read in the background wait meanwhile
             return run_question(ws, self.llm, question, memory=memory, doc_ids=doc_ids, trace_dir=ws.settings.trace_dir,
-                       on_event=on_event, model_name=self.llm_name, control=control, mode=mode)
+                       on_event=on_event, model_name=self.llm_name, control=control)
 
     def search(self, query: str, modality: str = "auto", k: int | None = None, doc_ids: list[str] | None = None,
                settings: Settings | None = None, pages: list[int] | None = None) -> SearchResult:

@@ -47,6 +47,40 @@ def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path, monkeyp
         assert route is None or route == [e for e in load_trace(result.trace) if e["kind"] == "hop_end"][0]["event"]["route"]
 
 
+def test_a_strategy_of_ones_own_is_the_runs_only_search(pew_workspace, tmp_path):
+    """The workflow reads the strategy's record and searches only through the search it hands over (scripted
+    model); the trace names the strategy; a mode nobody defined is refused by name."""
+    from scripted_llm import ScriptedLLM, found_on_page
+
+    from rag.agent.run import run_question
+    from rag.agent.strategy import Strategy
+    from rag.eval.modes import GoldPages, strategy
+
+    asked = []
+
+    class Recorded(GoldPages):
+        def search(self, query, modality):
+            asked.append((query, modality))
+            return super().search(query, modality)
+
+    class FirstPageOnly(Strategy):
+        name: str = "gold page 5"
+        react: bool = False
+        first_hop: str = "oracle"
+
+        def searcher(self, workspace, doc_ids, pages):
+            return Recorded(workspace, doc_ids, [5])
+
+    question = "How do Latinos see economic upward mobility for their children?"
+    result = run_question(pew_workspace, ScriptedLLM(replies=[found_on_page()]), question,
+                          doc_ids=[pew_doc(pew_workspace)], trace_dir=tmp_path, strategy=FirstPageOnly())
+    assert asked == [(question, "oracle")] and {f["page"] for h in result.hops for f in h.fragments} == {5}
+    assert result.stop_reason == "single_pass" and result.citations[0]["page"] == 5
+    assert load_trace(result.trace)[0]["event"]["settings"]["mode"] == "gold page 5"
+    with pytest.raises(ValueError, match="unknown mode 'fast'"):
+        strategy("fast", [])
+
+
 def row(n, correct, sources, pages, unanswerable=False, **extra):
     base = {"n": n, "correct": correct, "correct_prose": correct, "sources": sources, "pages": pages,
             "unanswerable": unanswerable, "retrieval_hit": None if unanswerable else correct,

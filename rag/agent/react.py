@@ -11,16 +11,14 @@ the ReAct step, which may search again, read a page by number, or say the eviden
 A question of two or three facts ("how many more … than …", "the total of … and …", "which is higher, … or
 …?") has a plan (rag/reader/plan.py): each part is its own hop, searched and read on its own page, and code
 composes the values (rag/reader/compose.py); a one-fact question keeps the first path.
-The same workflow serves every evaluation mode: `single-pass` reads after the first hop without the
-ReAct step, and `text-only` / `oracle` only swap the first hop's search.
+The run's `Strategy` (rag/agent/strategy.py) says what the first hop searches and whether plans and the
+ReAct step follow; the evaluation's baselines are strategies too (rag/eval/modes.py). The search, the model
+and the documents come in once, as typed tools.
 """
 
 from __future__ import annotations
 
-import asyncio
-import re
 import time
-from collections.abc import Callable
 
 from llama_index.core.agent.react.formatter import ReActChatFormatter
 from llama_index.core.agent.react.output_parser import ReActOutputParser
@@ -35,20 +33,19 @@ from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Wor
 from rapidfuzz import fuzz
 
 from rag import prompts
+from rag.agent.calls import EventStream, ModelCalls
+from rag.agent.documents import SearchedDocuments
 from rag.agent.events import Answer, Computation, Draft, PageRead, Planned, Stop, Thought
-from rag.agent.state import RunState, llm_call
+from rag.agent.state import RunState
 from rag.agent.stop import stop_reason
+from rag.agent.strategy import Search, Strategy
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
-from rag.models.structured import ask_json, token_counter
 from rag.reader import PageReader, Solution
 from rag.reader.skills import document_skills
 from rag.reader.answer import PageReading
 from rag.reader.compose import compose
 from rag.reader.pages import PageRef, Similarity, candidates
 from rag.reader.plan import Plan, composition, part_question, planned
-from rag.records import SearchResult
-
-_ANSWER_SO_FAR = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 class HopRequest(Event):
@@ -86,18 +83,18 @@ class CompactReActFormatter(ReActChatFormatter):
 
 
 class DocAgent(Workflow):
-    """One run of the agent over a workspace's documents; `source` gives the pages (rag.agent.run.PageSource)."""
+    """One run over the searched documents, in the way its strategy says."""
 
-    def __init__(self, llm, state: RunState, search: Callable[[str, str], SearchResult], source,
-                 similarity: Similarity | None = None, mode: str = "agent",
-                 history: list[ChatMessage] | None = None) -> None:
+    def __init__(self, llm, state: RunState, strategy: Strategy, search: Search, source: SearchedDocuments,
+                 similarity: Similarity | None = None, history: list[ChatMessage] | None = None) -> None:
         super().__init__(timeout=None)
-        self.llm, self.state, self.mode, self.source, self.similarity = llm, state, mode, source, similarity
+        self.state, self.strategy, self.source, self.similarity = state, strategy, source, similarity
+        self.stream = EventStream()
+        self.model = ModelCalls(llm, state, self.stream)
         self.pages: PageReader | None = None
         self.since_search = 0
         self.history = history or []
-        self.count_tokens = token_counter(llm)
-        self.tools = SearchTools(state, search, self.complete, self.emit, outline=source.outline_text)
+        self.tools = SearchTools(state, search, self.model, self.stream, source)
         self.formatter = CompactReActFormatter(system_header=prompts.REACT_HEADER)
         self.reasoning: list[BaseReasoningStep] = []
         self.result: Answer | None = None
@@ -105,24 +102,23 @@ class DocAgent(Workflow):
         self.parts_read: list[Solution | None] = []
         self.skills_tried = False
         self.before = ""  # what a document skill found missing ("no row for …"), said if no page answers
-        self._ctx: Context | None = None
 
     # steps
 
     @step
     async def start(self, ctx: Context, ev: StartEvent) -> HopRequest | PartHop | StopEvent:
-        self._ctx = ctx
-        if self.mode == "agent" and composition(self.state.question):
+        self.stream.ctx = ctx
+        if self.strategy.react and composition(self.state.question):
             if answered := await self.document_skills([]):
                 return answered
-            self.plan = await planned(self.state.question, self.json_reply)
+            self.plan = await planned(self.state.question, self.model.json_reply)
             if 2 <= len(self.plan.parts) <= self.state.settings.max_hops:
                 plan = self.plan
-                self.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by, said=plan.said,
-                                  parts=[p.question for p in plan.parts]))
+                self.stream.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by,
+                                         said=plan.said, parts=[p.question for p in plan.parts]))
                 return PartHop(index=0)
             self.skills_tried = len(self.source.docs) == 1  # over several documents they want the hits' one
-        modality = "auto" if self.mode in ("agent", "single-pass") else self.mode
+        modality = self.strategy.first_hop
         why = "initial retrieval (modality router)" if modality == "auto" else modality
         return HopRequest(query=self.state.question.text, modality=modality, why=why)
 
@@ -133,7 +129,7 @@ class DocAgent(Workflow):
     @step
     async def decide(self, ev: Searched) -> HopRequest | ReadRequest:
         state = self.state
-        if self.mode != "agent":
+        if not self.strategy.react:
             return self.stop("single_pass")
         if not self.reasoning:  # the router's search, in ReAct form, so the model sees what it found
             self.reasoning.append(ActionReasoningStep(thought=prompts.INITIAL_THOUGHT, action="TextSearch",
@@ -159,12 +155,12 @@ class DocAgent(Workflow):
             return self.finish(None)
         if not self.pages.fits(queue[0], time.time() - state.started):
             return self.finish(None, self.pages.out_of_time())
-        self.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
+        self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
         got = await self.pages.read(queue[0])
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
-        if self.mode == "agent" and self.since_search >= cfg.pages_per_search and state.hops < state.settings.max_hops \
+        if self.strategy.react and self.since_search >= cfg.pages_per_search and state.hops < state.settings.max_hops \
                 and len(self.pages.read_pages) < cfg.max_pages and time.time() - state.started < cfg.budget_s:
             self.since_search = 0
             read = ", ".join(f"p. {p.page}" for p in self.pages.read_pages)
@@ -179,18 +175,18 @@ class DocAgent(Workflow):
             return None
         self.skills_tried, state = True, self.state
         for skill in document_skills(state.reader.skills):
-            if (got := await skill.answer(state.question, self.source, hits, self.json_reply)) is None:
+            if (got := await skill.answer(state.question, self.source, hits, self.model.json_reply)) is None:
                 continue
             if got.solution or got.final:
                 self.pages = self.pages or self.reader(state.question)
                 return self.finish(got.solution, got.reason)
-            self.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
+            self.stream.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
             self.before = got.reason
         return None
 
     def reader(self, question) -> PageReader:
-        pages = PageReader(question, self.state.reader, self.source, self.similarity, self.count_tokens,
-                           self.json_reply, self.page_read)
+        pages = PageReader(question, self.state.reader, self.source, self.similarity, self.model.count_tokens,
+                           self.model.json_reply, self.page_read)
         pages.before = self.before
         return pages
 
@@ -214,7 +210,7 @@ class DocAgent(Workflow):
         solution, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
         while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
                 and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
-            self.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
+            self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
             if (solution := (await pages.read(queue[0])).solution) is not None:
                 break
         self.parts_read.append(solution)
@@ -230,7 +226,7 @@ class DocAgent(Workflow):
             self.result = Answer(answer=answer, short_answer=short, answer_type=self.state.question.asked, skill="none")
         else:
             if solution.program:
-                self.emit(Computation(run_id=self.state.run_id, hop=self.state.hops, program=solution.program,
+                self.stream.emit(Computation(run_id=self.state.run_id, hop=self.state.hops, program=solution.program,
                                       result=solution.value, inputs=solution.inputs))
             self.result = Answer(answer=solution.sentence(), short_answer=solution.short(), answer_type=solution.asked,
                                  citations=[self.cite(p, solution.line or solution.sentence()) for p in solution.pages],
@@ -249,20 +245,20 @@ class DocAgent(Workflow):
     async def check_evidence(self) -> None:
         """The inputs of the stop rules: how much text the hops found, and the sufficiency self-check."""
         state, cfg = self.state, self.state.settings
-        state.evidence_tokens = sum(self.count_tokens(h.fragment.text) for h in state.best_hits())
+        state.evidence_tokens = sum(self.model.count_tokens(h.fragment.text) for h in state.best_hits())
         if cfg.sufficiency_check == "coverage":
             state.sufficient = len(missing_words(state)) <= (1 - cfg.coverage) * len(state.question.terms)
         elif cfg.sufficiency_check == "llm":
             evidence = "\n".join(f"- {h.fragment.text}" for h in state.best_hits()[:10])
             prompt = prompts.SUFFICIENCY.format(evidence=evidence, question=state.question.text)
-            state.sufficient = (await self.complete(prompt, "sufficiency", max_tokens=3)).strip().lower().startswith("yes")
+            state.sufficient = (await self.model.complete(prompt, "sufficiency", max_tokens=3)).strip().lower().startswith("yes")
 
     async def react_step(self) -> HopRequest | ReadRequest:
         """One ReAct step: the next tool and query, or the model's word that the evidence is enough."""
         messages = self.formatter.format(self.tools.tools(), self.history + [
             ChatMessage(role=MessageRole.USER, content=self.state.question.text)], self.reasoning)
         for _ in range(2):
-            reply = await self.chat(messages, "react")
+            reply = await self.model.chat(messages, "react")
             try:
                 parsed = ReActOutputParser().parse(reply)
             except ValueError:
@@ -272,7 +268,7 @@ class DocAgent(Workflow):
                                         content=prompts.UNPARSEABLE_RETRY.format(tool_names=", ".join([*TOOL_MODALITY, READ_PAGE])))]
                 continue
             if parsed.thought:
-                self.emit(Thought(run_id=self.state.run_id, hop=self.state.hops, text=parsed.thought))
+                self.stream.emit(Thought(run_id=self.state.run_id, hop=self.state.hops, text=parsed.thought))
             if isinstance(parsed, ResponseReasoningStep):
                 self.state.sufficient = True
                 return self.stop("sufficient", "the model judged the evidence enough")
@@ -290,45 +286,8 @@ class DocAgent(Workflow):
 
     def stop(self, reason: str, detail: str = "") -> ReadRequest:
         self.state.stop_reason = reason
-        self.emit(Stop(run_id=self.state.run_id, hop=self.state.hops, reason=reason, detail=detail))
+        self.stream.emit(Stop(run_id=self.state.run_id, hop=self.state.hops, reason=reason, detail=detail))
         return ReadRequest()
 
-    # model calls, each timed and reported
-
-    async def chat(self, messages: list[ChatMessage], purpose: str, **kwargs) -> str:
-        t0, start = time.perf_counter(), time.time()
-        response = await self.llm.achat(messages, **kwargs)
-        text = response.message.content or ""
-        self.emit(llm_call(self.state, purpose, t0, start, response.raw, text))
-        return text
-
-    async def complete(self, prompt: str, purpose: str, **kwargs) -> str:
-        return await self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], purpose, **kwargs)
-
-    async def json_reply(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int, page: int = 0):
-        """A JSON reply; the answer a page read is writing is shown as it grows."""
-        t0, start = time.perf_counter(), time.time()
-        drafting = self.drafting(page, asyncio.get_running_loop()) if page else None
-        reply = await ask_json(self.llm, messages, model, max_tokens, on_text=drafting)
-        call = llm_call(self.state, purpose, t0, start, reply.raw, reply.text)
-        self.emit(call.model_copy(update={"constraint": reply.constraint}))
-        return reply
-
-    def drafting(self, page: int, loop: asyncio.AbstractEventLoop) -> Callable[[str], None]:
-        """Hears the reply grow on the model's thread; the answer so far goes out on the workflow's loop."""
-        last = [""]
-
-        def seen(text: str) -> None:
-            if (found := _ANSWER_SO_FAR.search(text)) and found.group(1) != last[0]:
-                last[0] = found.group(1)
-                draft = Draft(run_id=self.state.run_id, hop=self.state.hops, page=page, text=last[0].replace('\\"', '"'))
-                loop.call_soon_threadsafe(self.emit, draft)
-
-        return seen
-
     def page_read(self, reading: PageReading) -> None:
-        self.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **reading.model_dump()))
-
-    def emit(self, event) -> None:
-        if self._ctx is not None:
-            self._ctx.write_event_to_stream(event)
+        self.stream.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **reading.model_dump()))

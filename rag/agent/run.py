@@ -11,9 +11,7 @@ import asyncio
 import contextlib
 import time
 
-import numpy as np
 from collections.abc import AsyncIterator, Callable
-from functools import lru_cache
 from pathlib import Path
 
 from llama_index.core.llms import ChatMessage, MessageRole
@@ -33,17 +31,15 @@ from rag.agent.events import (
     Stop,
     Waiting,
 )
+from rag.agent.documents import SearchedDocuments, similarity
 from rag.agent.react import DocAgent
 from rag.agent.state import RunState, failure_answer
+from rag.agent.strategy import AGENT, Strategy
 from rag.control import QueueTimeOff, RunControl, controlled
-from rag.ingest.colours import document_colours
 from rag.models.llm import for_run, model_load
-from rag.reader import PageRef, Question, understand
+from rag.reader import understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.reader.compose import MISSING
-from rag.reader.skills.names import vocabulary
-from rag.outline import Outline, outline
-from rag.records import LAST_PAGE, PageColours, SearchResult, StatementFrame, Table
 from rag.trace import TraceWriter, redact
 
 STOPPED = "Stopped before an answer was written."
@@ -110,20 +106,19 @@ class RunRecorder:
 
 async def stream_answer(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
-    trace_dir: Path = Path("logs"), model_name: str = "", mode: str = "agent",
-    search: Callable[[str, str], SearchResult] | None = None, control: RunControl | None = None,
+    trace_dir: Path = Path("logs"), model_name: str = "", strategy: Strategy = AGENT, control: RunControl | None = None,
 ) -> AsyncIterator[HopEvent]:
     """Yield every event of one run as it happens; the last one is the AnswerEvent.
 
-    `search(query, modality)` replaces the workspace's search (the text-only and oracle modes); `control`
-    stops the run and hears its place in the embedded model's queue (as Waiting events)."""
+    `strategy` says how the run searches and whether it reasons (the agent's way, or an evaluation's
+    baseline); `control` stops the run and hears its place in the embedded model's queue (as Waiting events)."""
     control = control or RunControl()
     settings = workspace.settings.agent
     state = RunState(question=understand(question), settings=settings, reader=workspace.settings.reader,
                      doc_ids=doc_ids, many_files=len(doc_ids or workspace.store.documents()) > 1)
     recorder = RunRecorder(state, trace_dir)
     yield recorder.record(RunStart(question=question, model=model_name, hop=0,
-                                   settings={"mode": mode, **workspace.settings.for_trace()}))
+                                   settings={"mode": strategy.name, **workspace.settings.for_trace()}))
     if len(question) > settings.max_question_chars:
         error = (f"the question is too long ({len(question):,} characters; the limit is "
                  f"{settings.max_question_chars:,}), please ask a shorter one")
@@ -131,10 +126,9 @@ async def stream_answer(
             yield event
         return
     history = (await memory.aget()) if memory is not None else []
-    pages = state.question.pages
-    agent = DocAgent(for_run(llm, control), state,
-                     search or (lambda q, m: workspace.search(q, modality=m, doc_ids=doc_ids, pages=pages)),
-                     PageSource(workspace.store, doc_ids), similarity(workspace.embed_model), mode=mode, history=history)
+    search = strategy.searcher(workspace, doc_ids, state.question.pages)
+    agent = DocAgent(for_run(llm, control), state, strategy, search, SearchedDocuments(workspace.store, doc_ids),
+                     similarity(workspace.embed_model), history=history)
     handler = agent.run()
     error = None
     deadline = asyncio.timeout(settings.timeout_s)
@@ -184,73 +178,6 @@ def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: Answ
     return line[0].upper() + line[1:] + ".", any((d.doc_id, p) in best for d in docs for p in d.pages_left())
 
 
-class PageSource:
-    """The pages of the searched documents as the reader sees them: named ones, their text and tables when
-    they are read, and what the documents' outlines answer."""
-
-    def __init__(self, store, doc_ids: list[str] | None) -> None:
-        self.store = store
-        self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
-
-    def named(self, question: Question) -> list[PageRef]:
-        return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
-                for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]
-
-    def pages_numbered(self, page: int, hits) -> list[PageRef]:
-        """Page `page` of the document a hit found it in, else of each searched document that has it."""
-        found = [PageRef(doc_id=h.fragment.doc_id, file=h.fragment.file, page=page, score=1.0) for h in hits
-                 if h.fragment.page == page][:1]
-        return found or [PageRef(doc_id=d.doc_id, file=d.file, page=page, score=1.0) for d in self.docs
-                         if 1 <= page <= d.pages]
-
-    def text(self, page: PageRef) -> str:
-        return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
-
-    def tables(self, page: PageRef) -> list[Table]:
-        return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
-
-    def frames(self, hits) -> list[StatementFrame]:
-        """The statement frames of the one document searched, or of the document the best hit is in: a
-        metric is one company's."""
-        doc_id = self.docs[0].doc_id if len(self.docs) == 1 else hits[0].fragment.doc_id if hits else None
-        return self.store.frames(doc_id) if doc_id else []
-
-    def outline(self, doc_id: str) -> Outline:
-        return outline(self.store, doc_id)
-
-    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
-        return document_colours(self.store.pdf_path(doc_id), doc_id)
-
-    def words(self) -> set[str]:
-        return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))
-
-    def outline_text(self) -> str:
-        return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
-
-
-@lru_cache(maxsize=16)
-def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
-    return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
-
-
-def similarity(embed_model):
-    """Lines' cosine with the question, by the embedder already loaded (the question embedded once)."""
-    asked: dict[str, np.ndarray] = {}
-
-    def cosines(question: str, lines: list[str]) -> list[float]:
-        if question not in asked:
-            asked[question] = _unit(embed_model.get_query_embedding(question))
-        vectors = np.array(embed_model.get_text_embedding_batch(lines))
-        return list(map(float, (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)) @ asked[question]))
-
-    return cosines
-
-
-def _unit(vector) -> np.ndarray:
-    v = np.array(vector)
-    return v / np.linalg.norm(v)
-
-
 def answer_event(state: RunState, result: Answer) -> AnswerEvent:
     return AnswerEvent(hop=state.hops, **result.model_dump(exclude={"stop_reason", "missing"}),
                        missing=MISSING in result.answer, stop_reason=state.stop_reason)
@@ -269,10 +196,10 @@ async def _cancel(handler) -> None:
 def run_question(
     workspace, llm, question: str, memory: Memory | None = None, doc_ids: list[str] | None = None,
     trace_dir: Path = Path("logs"), on_event: Callable[[HopEvent], None] | None = None, model_name: str = "",
-    mode: str = "agent", search: Callable[[str, str], SearchResult] | None = None, control: RunControl | None = None,
+    strategy: Strategy = AGENT, control: RunControl | None = None,
 ) -> AgentAnswer:
     """Run one question to its answer, calling on_event for each event as it happens."""
-    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, mode, search, control)
+    events = stream_answer(workspace, llm, question, memory, doc_ids, trace_dir, model_name, strategy, control)
     return drain(events, question, trace_dir, on_event)
 
 

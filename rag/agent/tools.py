@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable
 
 from llama_index.core.tools import FunctionTool
 
 from rag import prompts
+from rag.agent.calls import EventStream, ModelCalls
+from rag.agent.documents import SearchedDocuments
 from rag.agent.events import HopEnd, HopStart, Paraphrase
 from rag.agent.state import RunState
+from rag.agent.strategy import Search
 from rag.guard import withhold_instructions
 from rag.records import Hit, SearchResult
 from rag.text import content_words
@@ -30,19 +32,14 @@ TOOL_MODALITY: dict[str, str] = {
 }
 
 READ_PAGE = "ReadPage"
-Search = Callable[[str, str], SearchResult]
 
 
 class SearchTools:
     """TextSearch, TableSearch, ImageCaptionSearch and DocumentOutline over one run's state."""
 
-    def __init__(self, state: RunState, search: Search, complete, emit: Callable,
-                 outline: Callable[[], str] = lambda: "") -> None:
-        self.state = state
-        self.search = search
-        self.complete = complete  # async (prompt, purpose) -> str, timed and traced by the caller
-        self.emit = emit
-        self.outline = outline  # the searched documents' outlines, as text
+    def __init__(self, state: RunState, search: Search, model: ModelCalls, stream: EventStream,
+                 documents: SearchedDocuments) -> None:
+        self.state, self.search, self.model, self.stream, self.documents = state, search, model, stream, documents
 
     async def text_search(self, query: str) -> str:
         """Search the paragraphs of the documents: facts, explanations, names, dates and
@@ -83,24 +80,24 @@ class SearchTools:
         queue, so the first results are on screen before it."""
         state = self.state
         state.hops += 1
-        self.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
+        self.stream.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
         if modality == "outline":
             state.last_new_ids = ["outline"]
-            self.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, ["outline"],
+            self.stream.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, ["outline"],
                                    time.time()))
-            return self.outline()
+            return self.documents.outline_text()
         start = time.time()
-        result = await asyncio.to_thread(self.search, query, modality)
+        result = await asyncio.to_thread(self.search.search, query, modality)
         state.last_route = list(result.route)
         hits, new_ids = result.hits, state.remember(result.hits)
-        self.emit(self.hop_end(result, modality, new_ids, start))
+        self.stream.emit(self.hop_end(result, modality, new_ids, start))
         if _best(hits) <= state.settings.low_score:  # nothing found (or, in the paper's design, too little)
             start = time.time()
             if retried := await self._paraphrase_retry(query, modality, hits):
                 more = state.remember(retried.hits)
                 state.last_new_ids = new_ids = new_ids + more
                 hits = retried.hits
-                self.emit(self.hop_end(retried, modality, more, start))
+                self.stream.emit(self.hop_end(retried, modality, more, start))
         return observation(state, hits, new_ids)
 
     def hop_end(self, result: SearchResult, modality: str, new_ids: list[str], start: float) -> HopEnd:
@@ -111,13 +108,13 @@ class SearchTools:
 
     async def _paraphrase_retry(self, query: str, modality: str, hits: list[Hit]) -> SearchResult | None:
         """The hop searched again in other words; the result holds both searches' hits, best first."""
-        text = (await self.complete(prompts.PARAPHRASE.format(query=query), "paraphrase")).strip()
+        text = (await self.model.complete(prompts.PARAPHRASE.format(query=query), "paraphrase")).strip()
         paraphrased = text.splitlines()[0].strip(' "') if text else ""
         if not paraphrased or paraphrased.lower() == query.lower():
             return None
-        self.emit(Paraphrase(run_id=self.state.run_id, hop=self.state.hops, original=query,
+        self.stream.emit(Paraphrase(run_id=self.state.run_id, hop=self.state.hops, original=query,
                              paraphrased=paraphrased, best_score=_best(hits)))
-        retry = await asyncio.to_thread(self.search, paraphrased, modality)
+        retry = await asyncio.to_thread(self.search.search, paraphrased, modality)
         merged = {h.fragment.id: h for h in hits + retry.hits}
         limit = max(len(hits), len(retry.hits))
         return retry.model_copy(update={"query": query,

@@ -1,4 +1,5 @@
-"""The answering modes an evaluation compares, all through the one run pipeline with the same reader.
+"""The answering modes an evaluation compares, each a strategy (rag/agent/strategy.py) of the one run pipeline
+with the same reader.
 
 - `agent`: the ReAct agent, the full system.
 - `single-pass`: the router's top-10 at 6:2:2, then the reader; no ReAct step.
@@ -24,6 +25,7 @@ from llama_index.core.schema import QueryBundle
 
 from rag.agent.events import HopEvent
 from rag.agent.run import stream_answer
+from rag.agent.strategy import AGENT, Search, Strategy
 from rag.eval import MODES
 from rag.ids import fragment_id
 from rag.records import Fragment, Hit, SearchResult
@@ -36,15 +38,57 @@ def stream_mode(
     model_name: str = "", gold_pages: list[int] | None = None,
 ) -> AsyncIterator[HopEvent]:
     """Answer one question in the given mode, yielding its events; the last is the AnswerEvent."""
-    if mode not in MODES:
+    return stream_answer(ws, llm, question, doc_ids=doc_ids, trace_dir=trace_dir, model_name=model_name,
+                         strategy=strategy(mode, gold_pages or []))
+
+
+class SinglePass(Strategy):
+    """The router's first hop, its pages read; no plan, no ReAct step."""
+
+    name: str = "single-pass"
+    react: bool = False
+
+
+class TextOnly(SinglePass):
+    name: str = "text-only"
+    first_hop: str = "text-only"
+
+    def searcher(self, workspace, doc_ids: list[str] | None, pages: list[int]) -> Search:
+        return PlainTextSearch(plain_index(workspace), doc_ids)
+
+
+class Oracle(SinglePass):
+    name: str = "oracle"
+    first_hop: str = "oracle"
+    gold_pages: list[int] = []
+
+    def searcher(self, workspace, doc_ids: list[str] | None, pages: list[int]) -> Search:
+        return GoldPages(workspace, doc_ids, self.gold_pages)
+
+
+def strategy(mode: str, gold_pages: list[int]) -> Strategy:
+    """The strategy of an evaluation mode (the oracle's reads the question's gold pages)."""
+    strategies = {"agent": AGENT, "single-pass": SinglePass(), "text-only": TextOnly(),
+                  "oracle": Oracle(gold_pages=gold_pages)}
+    if mode not in strategies:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    search = None
-    if mode == "text-only":
-        search = lambda q, m: SearchResult(query=q, route=["plain text"], hits=plain_index(ws).search(q, doc_ids))
-    elif mode == "oracle":
-        search = lambda q, m: SearchResult(query=q, route=["gold pages"], hits=oracle_hits(ws, doc_ids, gold_pages or []))
-    return stream_answer(ws, llm, question, doc_ids=doc_ids, trace_dir=trace_dir, model_name=model_name, mode=mode,
-                         search=search)
+    return strategies[mode]
+
+
+class PlainTextSearch:
+    def __init__(self, index: PlainTextIndex, doc_ids: list[str] | None) -> None:
+        self.index, self.doc_ids = index, doc_ids
+
+    def search(self, query: str, modality: str) -> SearchResult:
+        return SearchResult(query=query, route=["plain text"], hits=self.index.search(query, self.doc_ids))
+
+
+class GoldPages:
+    def __init__(self, ws, doc_ids: list[str] | None, pages: list[int]) -> None:
+        self.ws, self.doc_ids, self.pages = ws, doc_ids, pages
+
+    def search(self, query: str, modality: str) -> SearchResult:
+        return SearchResult(query=query, route=["gold pages"], hits=oracle_hits(self.ws, self.doc_ids, self.pages))
 
 
 def page_fragment(doc, page_no: int, text: str, n: int = 0) -> Fragment:

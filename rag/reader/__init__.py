@@ -18,6 +18,7 @@ from typing import Protocol
 from rag.reader.answer import PageReading, Solution, not_found
 from rag.reader.cells import cell
 from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
+from rag.reader.ranks import ranked_item
 from rag.reader.question import Question, understand
 from rag.reader.skills import Call, PageView, Read, page_skills
 from rag.records import Table
@@ -87,8 +88,8 @@ class PageReader:
         view = PageView(ref=page, text=text, whole=whole)
         start, skill = time.time(), self.skills[0]
         by = skill.name
-        if self.settings.cells and (found := cell(q, self.pages.tables(page), page, whole)):
-            got, by = Read(solution=found, said=found.line), found.skill  # a cell looked up by code: no model call
+        if self.settings.cells and (found := self._by_code(page, whole)):
+            got, by = Read(solution=found, said=found.line), found.skill  # looked up by code: no model call
         elif text.strip():
             got = await skill.solve(q, view, partial(self.call, page=page.page))
         else:
@@ -104,6 +105,11 @@ class PageReader:
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
                               said=got.said, tokens=tokens, t_start=start, t_end=time.time()))
         return got
+
+    def _by_code(self, page: PageRef, whole: str) -> Solution | None:
+        """The cell the question names, or the item its tables rank at the extreme asked."""
+        tables = self.pages.tables(page)
+        return cell(self.question, tables, page, whole) or ranked_item(self.question, tables, page)
 
     def look_up(self, pages: list[PageRef]) -> Solution | None:
         """The figure the question names, looked up by code in these pages' tables before any page is read by

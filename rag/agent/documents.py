@@ -1,0 +1,82 @@
+"""The searched documents as the run's tools see them: the reader's pages (a named page, a page's text and
+tables), what the document skills ask (statements, outline, colours, the words printed), and the embedder's
+similarity of a page's lines to the question."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from rag.ingest.colours import document_colours
+from rag.outline import Outline, outline
+from rag.reader import PageRef, Question
+from rag.reader.skills.names import vocabulary
+from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
+
+
+class SearchedDocuments:
+    """The pages of the searched documents as the reader sees them: named ones, their text and tables when
+    they are read, and what the documents' outlines answer."""
+
+    def __init__(self, store, doc_ids: list[str] | None) -> None:
+        self.store = store
+        self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
+
+    def named(self, question: Question) -> list[PageRef]:
+        return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
+                for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]
+
+    def pages_numbered(self, page: int, hits) -> list[PageRef]:
+        """Page `page` of the document a hit found it in, else of each searched document that has it."""
+        found = [PageRef(doc_id=h.fragment.doc_id, file=h.fragment.file, page=page, score=1.0) for h in hits
+                 if h.fragment.page == page][:1]
+        return found or [PageRef(doc_id=d.doc_id, file=d.file, page=page, score=1.0) for d in self.docs
+                         if 1 <= page <= d.pages]
+
+    def text(self, page: PageRef) -> str:
+        return self.store.page_texts(page.doc_id, [page.page]).get(page.page, "")
+
+    def tables(self, page: PageRef) -> list[Table]:
+        return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
+
+    def frames(self, hits) -> list[StatementFrame]:
+        """The statement frames of the one document searched, or of the document the best hit is in: a
+        metric is one company's."""
+        doc_id = self.docs[0].doc_id if len(self.docs) == 1 else hits[0].fragment.doc_id if hits else None
+        return self.store.frames(doc_id) if doc_id else []
+
+    def outline(self, doc_id: str) -> Outline:
+        return outline(self.store, doc_id)
+
+    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
+        return document_colours(self.store.pdf_path(doc_id), doc_id)
+
+    def words(self) -> set[str]:
+        return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))
+
+    def outline_text(self) -> str:
+        return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
+
+
+@lru_cache(maxsize=16)
+def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
+    return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
+
+
+def similarity(embed_model):
+    """Lines' cosine with the question, by the embedder already loaded (the question embedded once)."""
+    asked: dict[str, np.ndarray] = {}
+
+    def cosines(question: str, lines: list[str]) -> list[float]:
+        if question not in asked:
+            asked[question] = _unit(embed_model.get_query_embedding(question))
+        vectors = np.array(embed_model.get_text_embedding_batch(lines))
+        return list(map(float, (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)) @ asked[question]))
+
+    return cosines
+
+
+def _unit(vector) -> np.ndarray:
+    v = np.array(vector)
+    return v / np.linalg.norm(v)
