@@ -226,8 +226,8 @@ class DocAgent(Workflow):
             self.result = Answer(answer=answer, short_answer=short, answer_type=self.state.question.asked, skill="none")
         else:
             if solution.program:
-                self.stream.emit(Computation(run_id=self.state.run_id, hop=self.state.hops, program=solution.program,
-                                      result=solution.value, inputs=solution.inputs))
+                self.stream.emit(Computation(run_id=self.state.run_id, hop=self.state.hops,
+                                             program=solution.program, result=solution.value, inputs=solution.inputs))
             self.result = Answer(answer=solution.sentence(), short_answer=solution.short(), answer_type=solution.asked,
                                  citations=[self.cite(p, solution.line or solution.sentence()) for p in solution.pages],
                                  program=solution.program, skill=solution.skill)

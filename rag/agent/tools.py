@@ -83,8 +83,8 @@ class SearchTools:
         self.stream.emit(HopStart(run_id=state.run_id, hop=state.hops, query=query, modality=modality, why=why))
         if modality == "outline":
             state.last_new_ids = ["outline"]
-            self.stream.emit(self.hop_end(SearchResult(query=query, route=["outline"], hits=[]), modality, ["outline"],
-                                   time.time()))
+            found = SearchResult(query=query, route=["outline"], hits=[])
+            self.stream.emit(self.hop_end(found, modality, ["outline"], time.time()))
             return self.documents.outline_text()
         start = time.time()
         result = await asyncio.to_thread(self.search.search, query, modality)
@@ -113,7 +113,7 @@ class SearchTools:
         if not paraphrased or paraphrased.lower() == query.lower():
             return None
         self.stream.emit(Paraphrase(run_id=self.state.run_id, hop=self.state.hops, original=query,
-                             paraphrased=paraphrased, best_score=_best(hits)))
+                                    paraphrased=paraphrased, best_score=_best(hits)))
         retry = await asyncio.to_thread(self.search.search, paraphrased, modality)
         merged = {h.fragment.id: h for h in hits + retry.hits}
         limit = max(len(hits), len(retry.hits))
