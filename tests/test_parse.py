@@ -10,7 +10,7 @@ import pytest
 from conftest import BESTBUY, PDFS, PEW, pages_of, pdf_bytes
 
 from rag.ingest import IngestError, doc_id_for, parse_pdf
-from rag.ingest.pdf import printed_page_numbers, split_long
+from rag.ingest.pdf import split_long
 from rag.settings import IngestSettings
 from rag.workspace import safe_name
 
@@ -135,19 +135,6 @@ def test_pages_parsed_in_two_worker_processes_equal_one_process():
 def test_printed_page_numbers_are_read_from_the_margins():
     parsed = parse_pdf(pages_of(PEW, [1, 2, 3]), "pew.pdf", SETTINGS)
     assert parsed.page_labels == {1: "", 2: "1", 3: "2"}, "the cover has none; years in footers are not numbers"
-
-
-def test_the_page_number_is_the_margin_number_that_steps_with_the_page():
-    doc = pymupdf.open()
-    for n in range(1, 7):  # a title page, a contents page, then pages 1-4 of chapter 1 and 2
-        page = doc.new_page()
-        if n > 2:
-            page.insert_text((72, 40), f"Product Guide {1 if n < 5 else 2} Overview")  # nearer the edge than the number
-            page.insert_text((72, 60), f"Body text of page {n}.")
-            page.insert_text((72, 780), f"Issue 26 (2024-02-28) Copyright {n - 2}")
-    parsed = parse_pdf(doc.tobytes(), "guide.pdf", SETTINGS)
-    assert parsed.page_labels == {1: "", 2: "", 3: "1", 4: "2", 5: "3", 6: "4"}, "not the chapter, not the issue"
-    assert set(printed_page_numbers({1: [120], 2: [], 3: [20], 4: [500], 5: [13]}).values()) == {""}, "no run"
 
 
 def test_page_text_keeps_tables_as_header_value_rows():

@@ -24,14 +24,8 @@ class SearchedDocuments:
         self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
 
     def named(self, question: Question) -> list[PageRef]:
-        """The pages the question names: for "page 9" the page that prints 9 first (a reader cites the number
-        on the page; a report's cover and contents come before its page 1), then the ninth."""
-        files = {d.doc_id: d.file for d in self.docs}
-        printed = self.store.labelled_pages([str(p) for p in question.numbered], list(files))
-        return [PageRef(doc_id=doc_id, file=files[doc_id], page=page, score=1.0, named=True)
-                for doc_id, page in dict.fromkeys(sorted(printed, key=lambda k: k[1]) + [
-                    (d.doc_id, d.pages if p == LAST_PAGE else p) for p in question.pages for d in self.docs
-                    if p == LAST_PAGE or 1 <= p <= d.pages])]
+        return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
+                for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]
 
     def pages_numbered(self, page: int, hits) -> list[PageRef]:
         """Page `page` of the document a hit found it in, else of each searched document that has it."""

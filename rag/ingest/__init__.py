@@ -27,8 +27,7 @@ from rag.ingest.pdf import (
     open_pdf,
     page_blocks,
     page_rows,
-    margin_numbers,
-    printed_page_numbers,
+    printed_page_number,
     text_fragments,
 )
 from rag.ingest.statements import document_frames, page_frames
@@ -77,13 +76,13 @@ def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: 
         to_read = _pages_to_ocr(doc, checks) if settings.ocr == "auto" else []
         parsed = ParsedDocument(doc_id=doc_id_for(data), file=file, pages=doc.page_count, fragments=[],
                                 warnings=checks, unread_pages=to_read)
-        frames, margins = [], {}
+        frames = []
         for page in doc:
             n = page.number + 1
             try:
                 blocks = [] if n in to_read else page_rows(page)
                 words = page.get_text("words")
-                margins[n] = margin_numbers(page, words=words)
+                parsed.page_labels[n] = printed_page_number(page, words=words)
             except Exception:  # noqa: BLE001 - the complete parse reads it again and reports why it fails
                 continue
             parsed.search_texts[n] = "\n".join(text for _, text in blocks)
@@ -93,7 +92,6 @@ def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: 
             if n not in to_read:
                 frames.append(_statements(words, n, parsed))
         parsed.frames = document_frames(frames, "\n".join(parsed.search_texts.values()))
-        parsed.page_labels = printed_page_numbers(margins)
     if not parsed.fragments and not to_read:
         raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
     return parsed
@@ -134,9 +132,7 @@ def parse_chunks(data: bytes, file: str, settings: IngestSettings, pages: list[i
     pages or more is parsed in worker processes, which start at once; one chunk per worker goes out at a
     time, and `give_way()`, called before each, can hold the next one back while a question runs. Ids are
     made of `doc_id` (by default the hash of `data`; an unlocked copy keeps its encrypted file's)."""
-    with open_pdf(data, settings.max_file_mb, password) as doc:
-        labels = printed_page_numbers({page.number + 1: margin_numbers(page) for page in doc})
-    job = _Job(data, password, file, settings, to_read, doc_id or doc_id_for(data), labels)
+    job = _Job(data, password, file, settings, to_read, doc_id or doc_id_for(data))
     if settings.workers > 1 and len(pages) >= 2 * _CHUNK_PAGES:
         return _in_order(_in_workers(job, pages, settings.workers, progress, give_way), job, pages, progress)
     return ((pages, _parse_pages(job, pages, progress)) for _ in range(1))
@@ -203,16 +199,14 @@ class _Job(NamedTuple):
     settings: IngestSettings
     to_read: list[int]
     doc_id: str
-    labels: dict[int, str]  # the printed page numbers: a run over the whole document, not one chunk's pages
 
 
 def _parse_pages(job: _Job, pages: list[int], progress: Progress | None = None) -> ParsedDocument:
     """Some pages of a PDF; runs in a worker process as well as in this one."""
-    data, password, file, settings, to_read, doc_id, labels = job
+    data, password, file, settings, to_read, doc_id = job
     part = ParsedDocument(doc_id=doc_id, file=file, pages=len(pages), fragments=[])
     with open_pdf(data, settings.max_file_mb, password) as doc:
         for page_no in pages:
-            part.page_labels[page_no] = labels.get(page_no, "")
             if progress and page_no in to_read:
                 progress("ocr", to_read.index(page_no), len(to_read))
             try:
@@ -327,6 +321,7 @@ def _parse_page(
             blocks = page_blocks(page)
     if not blocks:
         parsed.empty_pages.append(page_no)
+    parsed.page_labels[page_no] = printed_page_number(page)
     with timed(seconds, "tables"):
         table_frags, tables = _step(warn, "table extraction", ([], []), find_page_tables, page, doc_id, file)
     rows_numbered = len(table_frags)

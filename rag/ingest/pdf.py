@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from collections.abc import Callable
 
 import pymupdf
@@ -105,34 +104,17 @@ def page_blocks(page: pymupdf.Page) -> list[tuple[BBox, str]]:
     return blocks
 
 
-def margin_numbers(page: pymupdf.Page, band: float = 0.1, words: list | None = None) -> list[int]:
-    """The numbers in the page's top and bottom margins, nearest the edge first (years, as in footers, left
-    out). `words`: the page's `get_text("words")` when the caller has them already."""
+def printed_page_number(page: pymupdf.Page, band: float = 0.08, words: list | None = None) -> str:
+    """The page number printed in the top or bottom margin ("" if none): users cite pages by it. `words`: the
+    page's `get_text("words")` when the caller has them already."""
     height = page.rect.height
-    found = sorted(
-        (min(y0, height - y1), int(text))
+    found = [
+        (min(y0, height - y1), text)
         for _x0, y0, _x1, y1, text, *_ in (page.get_text("words") if words is None else words)
-        if _PAGE_NUMBER.fullmatch(text) and not 1900 <= int(text) <= 2100
+        if _PAGE_NUMBER.fullmatch(text) and not 1900 <= int(text) <= 2100  # years in footers
         and (y1 < band * height or y0 > (1 - band) * height)
-    )
-    return [number for _, number in found]
-
-
-def printed_page_numbers(margins: dict[int, list[int]]) -> dict[int, str]:
-    """The number printed on each page ("" if none), from each page's `margin_numbers`: users cite pages by
-    it. A page number steps with the page: it is the margin number that keeps one offset from the page's
-    position over three pages (all but one of a shorter document), and over a quarter as many as the
-    longest run (two articles' numbering are two runs). A chapter's number in a running header, an
-    issue's, or a figure in a table near the edge does not step so."""
-    offsets = Counter(n - page for page, numbers in margins.items() for n in set(numbers))
-    longest = max(offsets.values(), default=0)
-    runs = {offset: count for offset, count in offsets.items()
-            if count >= min(3, len(margins) - 1) and 4 * count >= longest}  # a few map or grid numbers in step are no run
-    labels = {}
-    for page, numbers in margins.items():
-        stepping = [n for n in numbers if n - page in runs]
-        labels[page] = str(max(stepping, key=lambda n: runs[n - page])) if stepping else ""
-    return labels
+    ]
+    return min(found)[1] if found else ""
 
 
 def inside(box: BBox, areas: list[BBox], share: float = 0.6) -> bool:

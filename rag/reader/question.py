@@ -78,8 +78,6 @@ class Question(BaseModel):
     open: bool = Field(False, description="why / how / describe: answered by one sentence")
     scale: Scale | None = Field(None, description="the scale it asks a value in: 'in USD millions' → million")
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
-    numbered: list[int] = Field(default_factory=list, description="those it names by number (\"page 9\"): the "
-                                "number a reader sees printed on a page, which may not be its position")
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
     pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
@@ -101,7 +99,7 @@ def understand(question: str) -> Question:
     return Question(
         text=question, task=task, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
-        pages=named_pages(q), numbered=numbered_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
+        pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
         on_ground=on_ground, decimals=spelled_number(decimals.group(1)) if decimals else None,
@@ -164,19 +162,13 @@ def choices(question: str) -> list[str]:
 
 def named_pages(text: str) -> list[int]:
     """The one page-reference parser: "page 5", "page two", "pages 30-35", "the last page" (-1)."""
-    pages = numbered_pages(text)
-    for word in _ORDINAL_REF.findall(text):
-        pages.append(LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower()))
-    return list(dict.fromkeys(pages))
-
-
-def numbered_pages(text: str) -> list[int]:
-    """The pages named by number ("page 5", "pages 30-35"), not by place ("the first page")."""
     pages: list[int] = []
     for first, last in _PAGE_REF.findall(text):
         a = spelled_number(first)
         b = spelled_number(last) if last else a
         pages += list(range(a, min(b, a + MAX_NAMED_PAGES - 1) + 1)) if b >= a else [a, b]
+    for word in _ORDINAL_REF.findall(text):
+        pages.append(LAST_PAGE if word.lower() in ("last", "final") else _ORDINALS.index(word.lower()))
     return list(dict.fromkeys(pages))
 
 
