@@ -181,6 +181,7 @@ GLOSSARY_ROWS = {
     "revenue": ("nike", "Revenues"), "cogs": ("netflix", "Cost of revenues"), "gross profit": ("nike", "Gross profit"),
     "operating income": ("netflix", "Operating income"), "net income": ("bestbuy", "Net earnings"),
     "sg&a": ("bestbuy", "Selling, general and administrative expenses"),
+    "r&d": ("netflix", "Technology and development"),
     "interest expense": ("netflix", "Interest expense"), "pretax income": ("nike", "Income before income taxes"),
     "income tax": ("netflix", "Provision for income taxes"), "ppe": ("bestbuy", "Net property and equipment"),
     "inventory": ("bestbuy", "Merchandise inventories"), "accounts receivable": ("nike", "Accounts receivable, net"),
@@ -246,3 +247,28 @@ def test_inputs_printed_in_different_scales_are_each_taken_in_units_first():
 def test_an_analysts_word_asked_of_another_statement_is_read_where_it_lives(nike):
     assert value(nike, "capital expenditures", 2021, "balance sheet").label == "Additions to property, plant and equipment"
     # and where the statement asked prints the row named, it is read there (Best Buy's cash flows: above)
+
+
+def test_a_balance_is_read_off_the_balance_sheet_by_its_name_before_its_qualifier():
+    """The cash flows print a balance's change ("Trade receivables, net (160,416)"); the balance sheet prints the
+    balance with a qualifier after its name ("…, net of allowances for doubtful accounts of $6,214 …")."""
+    adobe = frames_of(EVAL / "fin" / "pdfs" / "ADOBE_2016_10K.pdf")
+    got = value(adobe, "accounts receivable", 2016)
+    assert (got.printed, got.kind, got.page) == ("833,033", "balance_sheet", 61)
+    assert value(adobe, "accounts receivable", 2016, "cash flow statement").printed == "(160,416)", "the change, asked"
+    water = [f for f in frames_of(EVAL / "fin" / "pdfs" / "AMERICANWATERWORKS_2020_10K.pdf") if f.kind != "other"]
+    assert value(water, "accounts receivable", 2020).printed == "321", "not 'Provision for losses on accounts receivable'"
+    with pytest.raises(NotFound):
+        value(water, "total liabilities", 2020)  # a utility prints "Total capitalization and liabilities" only
+    mgm = frames_of(EVAL / "fin" / "pdfs" / "MGMRESORTS_2018_10K.pdf")
+    assert value(mgm, "capex", 2018).label == "Capital expenditures, net of construction payable", \
+        "not 'Dispositions of property and equipment'"
+
+
+def test_a_cost_is_never_read_off_a_revenue_row():
+    costco = frames_of(EVAL / "wide" / "pdfs" / "COSTCO_2021_10K.pdf")
+    assert value(costco, "COGS", 2021).label == "Merchandise costs"
+    activision = [f for f in frames_of(EVAL / "fin" / "pdfs" / "ACTIVISIONBLIZZARD_2019_10K.pdf") if f.kind != "other"]
+    with pytest.raises(NotFound):
+        value(activision, "cost of revenues", 2019)  # it prints each cost line, no total: not "Total net revenues"
+    assert value(activision, "revenue", 2019).label == "Total net revenues"

@@ -16,15 +16,17 @@ GLOSSARY: the words analysts use → the statement that holds the figure, and th
 
 - revenue (sales, net sales, top line) → income statement: total net revenues, total revenues, net sales, …
 - COGS (cost of goods sold, cost of sales, cost of revenue) → income statement: cost of sales, cost of revenue(s),
-  cost of goods sold, cost of products sold, total cost of revenue(s)
+  cost of goods sold, cost of products sold, total cost of revenue(s), merchandise costs
 - gross profit (gross margin) · operating income (operating profit, EBIT, income from operations) ·
   net income (net earnings, net profit; attributable to the company before including minority interests)
-  · SG&A (selling, general and administrative expenses) · interest expense · income tax expense · income
+  · SG&A (selling, general and administrative expenses) · R&D (research and development; printed also as
+  technology and development, product development) · interest expense · income tax expense · income
   before income taxes (EBT) → income statement
 - PP&E (fixed assets, property, plant and equipment) → balance sheet: property and equipment, net; property,
   plant and equipment, net; net property and equipment; land, buildings and equipment
 - inventory, accounts receivable, accounts payable, cash, total current assets, total current liabilities,
-  total assets, total liabilities, shareholders' equity, long-term debt, its current portion → balance sheet
+  total assets, total liabilities, shareholders' equity, long-term debt, its current portion → balance sheet (never
+  the cash flows, which print a balance's change under its name, unless they are asked)
 - capex (capital expenditures) → cash flows: purchases of / additions to / payments for property (plant) and
   equipment, capital expenditures, capital spending
 - D&A (depreciation and amortization) · cash from operations (operating cash flow, CFO) → net cash provided
@@ -68,7 +70,8 @@ GLOSSARY: dict[str, Concept] = {
     "cogs": Concept("income_statement", ("cogs", "cost of goods sold", "cost of sales", "cost of revenue",
                                          "cost of revenues", "cost of goods"), (
         "total cost of revenues", "total cost of revenue", "total cost of sales", "cost of sales", "cost of revenues",
-        "cost of revenue", "cost of goods sold", "cost of products sold", "cost of goods sold excluding depreciation")),
+        "cost of revenue", "cost of goods sold", "cost of products sold", "cost of goods sold excluding depreciation",
+        "merchandise costs", "cost of merchandise sold")),
     "gross profit": Concept("income_statement", ("gross profit", "gross margin"), ("gross profit", "gross margin")),
     "operating income": Concept("income_statement", ("operating income", "operating profit", "ebit",
                                                      "income from operations", "operating earnings"), (
@@ -83,6 +86,10 @@ GLOSSARY: dict[str, Concept] = {
                                          "selling general and administrative expenses"), (
         "selling general and administrative expenses", "selling general and administrative expense",
         "selling general and administrative", "selling and administrative expenses")),
+    "r&d": Concept("income_statement", ("r&d", "research and development", "research and development expense",
+                                        "research and development expenses"), (
+        "research and development", "research and development expense", "research and development expenses",
+        "technology and development", "product development", "research development and engineering")),
     "interest expense": Concept("income_statement", ("interest expense",),
                                 ("interest expense", "interest expense net"), spent=True),
     "pretax income": Concept("income_statement", ("income before income taxes", "pretax income", "pre tax income", "ebt",
@@ -200,8 +207,8 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
     found: Lookup | None = None
     for frame in frames:
         col = column_of(frame, year, header)
-        if col is None:
-            continue
+        if col is None or (home == "balance_sheet" and frame.kind == "cash_flows" and asked_kind != "cash_flows"):
+            continue  # the cash flows print a balance's change, not the balance
         for row in frame.rows:
             if not row.cells[col]:
                 continue
@@ -235,7 +242,7 @@ def _kind_bonus(kind: StatementKind, score: float, asked: StatementKind | None, 
 def label_score(wordings: list[str], printed: str, similarity: Similarity | None = None) -> float:
     """How alike a printed label is to the label asked (first) or to its glossary wordings, 0–100; of two
     wordings as alike, the earlier wins by a hair."""
-    target = normal(printed)
+    target = normal(_QUALIFIER.sub("", printed))
     best = 0.0
     for n, wording in enumerate(wordings):
         asked = normal(wording)
@@ -254,14 +261,18 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
 # Words that make another row of like words: "current portion of long-term debt" is not "long-term debt",
 # nor "short-term debt", "income before income taxes" is not "income taxes", "dividends declared and not paid"
 # not "dividends paid", and "total liabilities and equity" not "total liabilities".
-_MARKS = frozenset({"current", "before", "short", "long", "not"})
+_MARKS = frozenset({"current", "before", "short", "long", "not", "cost"})
 _MARK_MISSED = 25.0
 _TOTAL_MISSED = 10.0  # a total asked, a row that is not one: "Accrued liabilities" for "total liabilities"
-_BOTH = re.compile(r"\bliabilities and (?:\w+ )?equity\b")
+_BOTH = re.compile(r"\bliabilities and (?:\w+ )?equity\b|\bcapitalization and liabilities\b")
+# what a printed label adds after the row's name: "Accounts receivable, net of allowances of $132 …",
+# "Capital expenditures, net of construction payable", "Long-term debt, less current portion"
+_QUALIFIER = re.compile(r"[\s,(]+(?:net of|less)\b.*$", re.I)
 
 
 def _marks(label: str) -> frozenset[str]:
-    return _MARKS.intersection(label.split()) | ({"and equity"} if _BOTH.search(label) else set())
+    words = {"cost" if w == "costs" else w for w in label.split()}
+    return _MARKS.intersection(words) | ({"and equity"} if _BOTH.search(label) else set())
 
 
 _AS_REPORTED = re.compile(r"\b(?:unadjusted|as reported|reported|gaap)\b", re.I)
