@@ -272,3 +272,18 @@ def test_a_cost_is_never_read_off_a_revenue_row():
     with pytest.raises(NotFound):
         value(activision, "cost of revenues", 2019)  # it prints each cost line, no total: not "Total net revenues"
     assert value(activision, "revenue", 2019).label == "Total net revenues"
+
+
+def test_a_flow_is_neither_a_balance_of_like_name_nor_the_other_flow(netflix, bestbuy):
+    """Row names no concept holds, as a model's program names them: a figure like the asked one in all but the word
+    that makes it another (accrued · prepaid; proceeds · repayments; paid · payable) is another row."""
+    netflix = [f for f in netflix if f.kind != "other"]
+    for asked in ("accrued liabilities", "prepaid expenses", "proceeds from issuance of long-term debt",
+                  "repayments of long-term debt", "income taxes payable"):
+        with pytest.raises(NotFound):  # were "Total liabilities", "Accrued expenses", "Long-term debt" (twice), "Income taxes paid"
+            value(netflix, asked, 2015)
+    assert value(bestbuy, "accrued liabilities", 2023).label == "Accrued liabilities"
+    pepsi = [f for f in frames_of(EVAL / "fin" / "pdfs" / "PEPSICO_2022_10K.pdf") if f.kind != "other"]
+    assert value(pepsi, "repayments of long-term debt", 2022).label == "Payments of long-term debt"
+    assert value(pepsi, "proceeds from issuance of long-term debt", 2022).label == "Proceeds from issuances of long-term debt"
+    assert value(pepsi, "share repurchases", 2022).kind == "cash_flows"

@@ -260,8 +260,13 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
 
 # Words that make another row of like words: "current portion of long-term debt" is not "long-term debt",
 # nor "short-term debt", "income before income taxes" is not "income taxes", "dividends declared and not paid"
-# not "dividends paid", and "total liabilities and equity" not "total liabilities".
-_MARKS = frozenset({"current", "before", "short", "long", "not", "cost"})
+# not "dividends paid", and "total liabilities and equity" not "total liabilities"; a cost is not a revenue, an
+# accrued expense not a prepaid one, and a flow in or out of cash ("Proceeds from issuance of …", "Repayments of …",
+# "Income taxes paid") neither a balance of like name ("Long-term debt", "Income taxes payable") nor the other flow.
+_MARKS = frozenset({"current", "before", "short", "long", "not", "cost", "accrued", "prepaid"})
+_INFLOW = frozenset({"proceeds", "issuance", "issuances", "borrowings", "sale"})
+_OUTFLOW = frozenset({"repayments", "repayment", "payments", "payment", "purchases", "purchase", "repurchase",
+                      "repurchases", "repurchased", "paid"})
 _MARK_MISSED = 25.0
 _TOTAL_MISSED = 10.0  # a total asked, a row that is not one: "Accrued liabilities" for "total liabilities"
 _BOTH = re.compile(r"\bliabilities and (?:\w+ )?equity\b|\bcapitalization and liabilities\b")
@@ -272,7 +277,8 @@ _QUALIFIER = re.compile(r"[\s,(]+(?:net of|less)\b.*$", re.I)
 
 def _marks(label: str) -> frozenset[str]:
     words = {"cost" if w == "costs" else w for w in label.split()}
-    return _MARKS.intersection(words) | ({"and equity"} if _BOTH.search(label) else set())
+    flows = ({"inflow"} if words & _INFLOW else set()) | ({"outflow"} if words & _OUTFLOW else set())
+    return _MARKS.intersection(words) | flows | ({"and equity"} if _BOTH.search(label) else set())
 
 
 _AS_REPORTED = re.compile(r"\b(?:unadjusted|as reported|reported|gaap)\b", re.I)
