@@ -243,6 +243,7 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
     """How alike a printed label is to the label asked (first) or to its glossary wordings, 0–100; of two
     wordings as alike, the earlier wins by a hair."""
     target = normal(_QUALIFIER.sub("", printed))
+    marks = _marks(target)
     best = 0.0
     for n, wording in enumerate(wordings):
         asked = normal(wording)
@@ -250,7 +251,7 @@ def label_score(wordings: list[str], printed: str, similarity: Similarity | None
             continue
         score = 100.0 if asked == target else \
             0.5 * fuzz.token_set_ratio(asked, target) + 0.5 * fuzz.ratio(asked, target) - \
-            (_MARK_MISSED if _marks(asked) != _marks(target) else 0.0) - \
+            (_MARK_MISSED if _marks(asked) != marks else 0.0) - \
             (_TOTAL_MISSED if asked.startswith("total ") and "total" not in target.split() else 0.0)
         best = max(best, score - 0.01 * n)
     if similarity is not None:
