@@ -289,3 +289,16 @@ def test_a_flow_is_neither_a_balance_of_like_name_nor_the_other_flow(netflix, be
     assert value(pepsi, "repayments of long-term debt", 2022).label == "Payments of long-term debt"
     assert value(pepsi, "proceeds from issuance of long-term debt", 2022).label == "Proceeds from issuances of long-term debt"
     assert value(pepsi, "share repurchases", 2022).kind == "cash_flows"
+
+
+def test_a_cost_printed_in_parentheses_every_year_is_an_amount_and_a_benefit_keeps_its_sign(bestbuy):
+    boeing = metric_statements(frames_of(EVAL / "fin" / "pdfs" / "BOEING_2018_10K.pdf"))
+    assert [(value(boeing, said, 2018).value, value(boeing, said, 2018).printed) for said in
+            ("R&D", "income tax expense", "research and development expense")] == \
+        [(3269.0, "(3,269)"), (1144.0, "(1,144)"), (3269.0, "(3,269)")], "Boeing prints every cost as an outflow"
+    corning = metric_statements(frames_of(EVAL / "fin" / "pdfs" / "CORNING_2020_10K.pdf"))
+    assert value(corning, "provision for income taxes", 2020).value == 111.0
+    kraft = metric_statements(frames_of(EVAL / "fin" / "pdfs" / "KRAFTHEINZ_2019_10K.pdf"))
+    assert [value(kraft, "income tax expense", year).value for year in (2019, 2018)] == [728.0, -1067.0], \
+        "a row of both signs prints a benefit as one"
+    assert value(bestbuy, "COGS", 2023).value == 36386.0

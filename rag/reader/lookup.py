@@ -9,7 +9,7 @@ words the page adds, "Inventories, net (Note 6)", half plain ratio, which keeps 
 2019") or to its header as printed ("January 28, 2023"). A lookup that finds nothing raises `NotFound`,
 whose message says which row and year it sought. An analyst's "unadjusted" or "as reported" figure is the
 statement's own; an amount paid out (capex, dividends, buybacks) is positive, as analysts use it, though its
-statement prints it as an outflow.
+statement prints it as an outflow, and so is a cost that a statement prints in parentheses in every year.
 
 GLOSSARY: the words analysts use → the statement that holds the figure, and the wordings statements print
 (in order of preference: a total before its parts). Written once, for every company's filings:
@@ -57,6 +57,7 @@ class Concept(NamedTuple):
     said: tuple[str, ...]  # analysts' words
     printed: tuple[str, ...]  # statements' wordings, preferred first
     spent: bool = False  # an amount paid out, which a statement may print as an outflow: "(460.8)"
+    expense: bool = False  # a cost, which some statements print in parentheses in every year: "(3,269)"
 
 
 _PPE = ("property and equipment net", "property plant and equipment net", "net property and equipment",
@@ -71,7 +72,7 @@ GLOSSARY: dict[str, Concept] = {
                                          "cost of revenues", "cost of goods"), (
         "total cost of revenues", "total cost of revenue", "total cost of sales", "cost of sales", "cost of revenues",
         "cost of revenue", "cost of goods sold", "cost of products sold", "cost of goods sold excluding depreciation",
-        "merchandise costs", "cost of merchandise sold")),
+        "merchandise costs", "cost of merchandise sold"), expense=True),
     "gross profit": Concept("income_statement", ("gross profit", "gross margin"), ("gross profit", "gross margin")),
     "operating income": Concept("income_statement", ("operating income", "operating profit", "ebit",
                                                      "income from operations", "operating earnings"), (
@@ -85,11 +86,11 @@ GLOSSARY: dict[str, Concept] = {
     "sg&a": Concept("income_statement", ("sg&a", "sga", "selling general and administrative",
                                          "selling general and administrative expenses"), (
         "selling general and administrative expenses", "selling general and administrative expense",
-        "selling general and administrative", "selling and administrative expenses")),
+        "selling general and administrative", "selling and administrative expenses"), expense=True),
     "r&d": Concept("income_statement", ("r&d", "research and development", "research and development expense",
                                         "research and development expenses"), (
         "research and development", "research and development expense", "research and development expenses",
-        "technology and development", "product development", "research development and engineering")),
+        "technology and development", "product development", "research development and engineering"), expense=True),
     "interest expense": Concept("income_statement", ("interest expense",),
                                 ("interest expense", "interest expense net"), spent=True),
     "pretax income": Concept("income_statement", ("income before income taxes", "pretax income", "pre tax income", "ebt",
@@ -97,7 +98,7 @@ GLOSSARY: dict[str, Concept] = {
         "income before income taxes", "earnings before income taxes", "income before provision for income taxes",
         "earnings before income tax expense", "income loss before income taxes", "income before taxes")),
     "income tax": Concept("income_statement", ("income tax expense", "income taxes", "tax expense"), (
-        "income tax expense", "provision for income taxes", "income taxes", "income tax provision")),
+        "income tax expense", "provision for income taxes", "income taxes", "income tax provision"), expense=True),
     "ppe": Concept("balance_sheet", ("pp&e", "ppe", "net ppe", "net pp&e", "fixed assets", "net fixed assets",
                                      "property plant and equipment", "property and equipment", *_PPE), _PPE),
     "inventory": Concept("balance_sheet", ("inventory", "inventories"), (
@@ -205,6 +206,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
     wordings = [label, *(concept.printed if concept else ())]
     best: tuple[float, int] | None = None
     found: Lookup | None = None
+    outflows = False
     for frame in frames:
         col = column_of(frame, year, header)
         if col is None or (home == "balance_sheet" and frame.kind == "cash_flows" and asked_kind != "cash_flows"):
@@ -218,7 +220,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
             bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
             rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
             if best is None or rank > best:
-                best = rank
+                best, outflows = rank, all(v is None or v <= 0 for v in row.values)
                 found = Lookup(
                     asked=label, value=row.values[col], printed=row.cells[col], label=row.label, section=row.section,
                     period=frame.periods[col].header, year=frame.periods[col].year, page=frame.page, file=frame.file,
@@ -226,7 +228,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
                     scale=None if row.per_share else frame.scale, score=round(score, 1))
     if found is None:
         raise NotFound(asked, period, statement or home)
-    if concept and concept.spent and found.value is not None:  # an amount spent is an amount, not a sign
+    if concept and (concept.spent or concept.expense and outflows) and found.value is not None:  # an amount, not a sign
         found = found.model_copy(update={"value": abs(found.value)})
     return found.model_copy(update={"asked": asked})
 

@@ -12,8 +12,9 @@ model's reply and the reason as one more turn, held to the same schema. A row no
 
 A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
 a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
-the end of fiscal 2023?"), or that states its own definition in rows code knows ("… is defined as gross profit
-divided by net sales"), needs no model: code writes its program (`by_code`).
+the end of fiscal 2023?"), that asks one row's growth between two years as a percentage, or that states its own
+definition in rows code knows ("… is defined as gross profit divided by net sales"), needs no model: code writes
+its program (`by_code`).
 
 A lookup that finds no row says which row it sought; the reader then reads pages as for any question.
 """
@@ -47,6 +48,10 @@ _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(
 # what a question may ask beyond the one figure it names, which that figure's program does not do
 _MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|cagr|compared?|versus|vs|average|mean|"
                    r"per|ratio|margin|share|portion|percentage of|to|from|between)\b")
+_GROWTH = re.compile(r"\b(?:growth|grow|grew|change|changed|increase|increased|decrease|decreased)\b")
+_COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
+_OVER_YEARS = re.compile(r"\b(?:year over year|yoy|growth|grow|grew|change|changed|increase|increased|decrease|"
+                         r"decreased|by how much|from|to|between|and)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
 _STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
@@ -163,11 +168,28 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     return ("metric", metrics[said]) if said in metrics else ("row", said) if said in rows else None
 
 
+def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
+    """The program of one row's growth between the two fiscal years a question names, asked as a percentage
+    ("By how much did revenue grow from FY2020 to FY2021, in percent?"): the change over the earlier year's
+    size (a loss that narrows grows). A margin's or a ratio's change is not a row's growth."""
+    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
+    years = sorted({int(y) for y in question.years})
+    if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(normal(text)) or \
+            _COMPOUND.search(normal(text)) or metrics_named(text):
+        return None
+    rows = {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
+    found, rest = longest_first(text, {*rows, *_METRIC_WORDS})
+    if len(found) != 1 or _MORE.search(_OVER_YEARS.sub(" ", rest)):
+        return None
+    first, last = (Input.of_row(found[0], year) for year in years)
+    return Program(inputs=[first, last], formula=f"({last.name} - {first.name}) / abs({first.name})")
+
+
 def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
     """The program written by code: of a question's one figure (a metric's from its definition, a row's lookup),
-    or of the definition the question states in rows code knows."""
+    of one row's growth between two years, or of the definition the question states in rows code knows."""
     if not (figure := one_figure(question, frames)):
-        return stated(question.task or question.text, known_rows(frames))
+        return growth(question, frames) or stated(question.task or question.text, known_rows(frames))
     (kind, words), year = figure, int(question.years[0])
     if kind == "metric":
         return written(words, year)
