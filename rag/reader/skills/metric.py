@@ -48,10 +48,10 @@ _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(
 # what a question may ask beyond the one figure it names, which that figure's program does not do
 _MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|cagr|compared?|versus|vs|average|mean|"
                    r"per|ratio|margin|share|portion|percentage of|to|from|between)\b")
-_GROWTH = re.compile(r"\b(?:growth|grow|grew|change|changed|increase|increased|decrease|decreased)\b")
+# a row's growth between two years, asked in words `_MORE` would take for more than one figure
+_GROWTH = re.compile(r"\b(?:growth|grows?|grew|changes?|changed|increases?|increased|decreases?|decreased)\b")
+_SPAN = re.compile(r"\b(?:from|to|between)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
-_OVER_YEARS = re.compile(r"\b(?:year over year|yoy|growth|grow|grew|change|changed|increase|increased|decrease|"
-                         r"decreased|by how much|from|to|between|and)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
 _STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
@@ -179,7 +179,7 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
         return None
     rows = {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
     found, rest = longest_first(text, {*rows, *_METRIC_WORDS})
-    if len(found) != 1 or _MORE.search(_OVER_YEARS.sub(" ", rest)):
+    if len(found) != 1 or _MORE.search(_SPAN.sub(" ", _GROWTH.sub(" ", rest))):
         return None
     first, last = (Input.of_row(found[0], year) for year in years)
     return Program(inputs=[first, last], formula=f"({last.name} - {first.name}) / abs({first.name})")
