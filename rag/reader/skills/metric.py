@@ -160,7 +160,7 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     if len(set(question.years)) != 1:
         return None
     metrics = {said: name for said, name in SAID if not gives(text, name)}
-    rows = {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
+    rows = row_words(frames)
     found, rest = longest_first(text, {*metrics, *rows, *_METRIC_WORDS})
     if len(found) != 1 or _MORE.search(rest):
         return None
@@ -177,7 +177,7 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
     if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(normal(text)) or \
             _COMPOUND.search(normal(text)) or metrics_named(text):
         return None
-    rows = {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
+    rows = row_words(frames)
     found, rest = longest_first(text, {*rows, *_METRIC_WORDS})
     if len(found) != 1 or _MORE.search(_SPAN.sub(" ", _GROWTH.sub(" ", rest))):
         return None
@@ -201,6 +201,11 @@ def known_rows(frames: list[StatementFrame]):
     """Whether words name a row: an analyst's word for one, or a label the statements print."""
     printed = printed_labels(frames)
     return lambda words: concept_of(words) is not None or normal(words) in printed
+
+
+def row_words(frames: list[StatementFrame]) -> set[str]:
+    """The printed labels long enough to name a figure."""
+    return {label for label in printed_labels(frames) if len(label) >= MIN_ROW_CHARS}
 
 
 def printed_labels(frames: list[StatementFrame]) -> set[str]:
