@@ -293,8 +293,8 @@ def test_a_flow_is_neither_a_balance_of_like_name_nor_the_other_flow(netflix, be
 
 def test_a_cost_printed_in_parentheses_every_year_is_an_amount_and_a_benefit_keeps_its_sign(bestbuy):
     boeing = metric_statements(frames_of(EVAL / "fin" / "pdfs" / "BOEING_2018_10K.pdf"))
-    assert [(value(boeing, said, 2018).value, value(boeing, said, 2018).printed) for said in
-            ("R&D", "income tax expense", "research and development expense")] == \
+    found = [value(boeing, said, 2018) for said in ("R&D", "income tax expense", "research and development expense")]
+    assert [(got.value, got.printed) for got in found] == \
         [(3269.0, "(3,269)"), (1144.0, "(1,144)"), (3269.0, "(3,269)")], "Boeing prints every cost as an outflow"
     corning = metric_statements(frames_of(EVAL / "fin" / "pdfs" / "CORNING_2020_10K.pdf"))
     assert value(corning, "provision for income taxes", 2020).value == 111.0

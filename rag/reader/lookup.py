@@ -206,7 +206,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
     wordings = [label, *(concept.printed if concept else ())]
     best: tuple[float, int] | None = None
     found: Lookup | None = None
-    outflows = False
+    found_values: list[float | None] = []
     for frame in frames:
         col = column_of(frame, year, header)
         if col is None or (home == "balance_sheet" and frame.kind == "cash_flows" and asked_kind != "cash_flows"):
@@ -220,7 +220,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
             bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
             rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
             if best is None or rank > best:
-                best, outflows = rank, all(v is None or v <= 0 for v in row.values)
+                best, found_values = rank, row.values
                 found = Lookup(
                     asked=label, value=row.values[col], printed=row.cells[col], label=row.label, section=row.section,
                     period=frame.periods[col].header, year=frame.periods[col].year, page=frame.page, file=frame.file,
@@ -228,6 +228,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
                     scale=None if row.per_share else frame.scale, score=round(score, 1))
     if found is None:
         raise NotFound(asked, period, statement or home)
+    outflows = all(v is None or v <= 0 for v in found_values)  # a cost printed in parentheses in every year
     if concept and (concept.spent or concept.expense and outflows) and found.value is not None:  # an amount, not a sign
         found = found.model_copy(update={"value": abs(found.value)})
     return found.model_copy(update={"asked": asked})

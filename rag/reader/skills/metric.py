@@ -173,9 +173,9 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
     ("By how much did revenue grow from FY2020 to FY2021, in percent?"): the change over the earlier year's
     size (a loss that narrows grows). A margin's or a ratio's change is not a row's growth."""
     text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
-    years = sorted({int(y) for y in question.years})
-    if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(normal(text)) or \
-            _COMPOUND.search(normal(text)) or metrics_named(text):
+    years, words = sorted({int(y) for y in question.years}), normal(text)
+    if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(words) or \
+            _COMPOUND.search(words) or metrics_named(text):
         return None
     rows = row_words(frames)
     found, rest = longest_first(text, {*rows, *_METRIC_WORDS})
