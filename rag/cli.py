@@ -9,8 +9,10 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import get_args
 
 from rag.eval import MODES, SCORINGS
+from rag.records import StatementKind
 from rag.settings import Settings
 from rag.trace import redact
 
@@ -157,10 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_colours)
 
     p = sub.add_parser("tables", help="a document's tables as data: its statements (rows by fiscal year, scale, "
-                                      "page), then the tables and chart values read at the complete stage")
+                                      "page), its sentences of figures by year, then the tables and chart values read at the complete stage")
     p.add_argument("doc", help="doc id, id prefix or file name of an ingested document, or a PDF file's path")
-    p.add_argument("--kind", choices=["balance_sheet", "income_statement", "cash_flows", "equity", "other"],
-                   action="append", help="only statements of this kind (repeatable; other: every other table too)")
+    p.add_argument("--kind", choices=get_args(StatementKind), action="append",
+                   help="only statements of this kind (repeatable; other: every other table too; sentence: a "
+                        "note's sentence that prints a figure per year)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_tables)
 

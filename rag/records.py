@@ -113,7 +113,7 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-StatementKind = Literal["balance_sheet", "income_statement", "cash_flows", "equity", "other"]
+StatementKind = Literal["balance_sheet", "income_statement", "cash_flows", "equity", "other", "sentence"]
 Scale = Literal["thousand", "million", "billion"]
 SCALES: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
@@ -138,8 +138,8 @@ class StatementRow(BaseModel):
 
 
 class StatementFrame(BaseModel):
-    """A table of figures by period read off one page's text layer: a financial statement, or another table
-    whose columns are fiscal years. `context` is the header text over all columns ("Year ended December 31,")."""
+    """A table of figures by period read off one page's text layer: a financial statement, another table
+    whose columns are fiscal years, or a sentence that prints a figure per year (one row, rag/ingest/sentences.py). `context` is the header text over all columns ("Year ended December 31,")."""
 
     doc_id: str
     file: str

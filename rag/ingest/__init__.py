@@ -91,7 +91,7 @@ def read_text_layer(data: bytes, file: str, settings: IngestSettings, password: 
                                                settings.max_block_chars, [])
             if n not in to_read:
                 frames.append(_statements(words, n, parsed))
-        parsed.frames = document_frames(frames, "\n".join(parsed.search_texts.values()))
+        parsed.frames = document_frames(frames, parsed.search_texts, parsed.doc_id, file)
     if not parsed.fragments and not to_read:
         raise IngestError("no extractable text: the PDF looks scanned, empty or damaged (no text layer)")
     return parsed

@@ -19,6 +19,7 @@ import json
 import re
 import sqlite3
 import statistics
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import pymupdf
 
+from rag.ingest.sentences import sentence_frames
 from rag.records import Period, StatementFrame, StatementKind, StatementRow
 from rag.text import page_scale
 
@@ -95,17 +97,19 @@ def pdf_frames(pdf: pymupdf.Document | Path, doc_id: str, file: str,
     if isinstance(pdf, Path):
         with pymupdf.open(pdf) as doc:
             return pdf_frames(doc, doc_id, file, pages)
-    found, texts = [], []
+    found, texts = [], {}
     for n in pages or range(1, pdf.page_count + 1):
         words = pdf[n - 1].get_text("words")
         found.append(page_frames(words, n, doc_id, file))
-        texts.append(" ".join(w[4] for w in words))
-    return document_frames(found, " ".join(texts))
+        texts[n] = " ".join(w[4] for w in words)
+    return document_frames(found, texts, doc_id, file)
 
 
-def document_frames(per_page: list[list[StatementFrame]], text: str) -> list[StatementFrame]:
+def document_frames(per_page: list[list[StatementFrame]], texts: dict[int, str], doc_id: str,
+                    file: str) -> list[StatementFrame]:
     """Pages' frames, in page order, joined into the document's: a frame without a header takes the periods,
-    title and scale of the frame it continues, or goes; years move back one where the text says so."""
+    title and scale of the frame it continues, or goes; years move back one where the text says so. Then the
+    pages' sentences that print a figure per year, in the statements' scale where they print none."""
     frames: list[StatementFrame] = []
     for page in per_page:
         for frame in page:
@@ -116,12 +120,14 @@ def document_frames(per_page: list[list[StatementFrame]], text: str) -> list[Sta
                 frames.append(frame.model_copy(update={
                     "title": last.title, "kind": last.kind, "periods": last.periods, "context": last.context,
                     "scale": frame.scale or last.scale, "currency": frame.currency or last.currency}))
-    shift = fiscal_year_shift(text)
+    shift = fiscal_year_shift(" ".join(texts.values()))
     if shift:
         for frame in frames:
             frame.periods = [p.model_copy(update={"year": p.year + shift}) if p.year and _is_early_date(p.header) else p
                              for p in frame.periods]
-    return frames
+    scales = Counter(f.scale for f in frames if f.kind != "other" and f.scale)
+    scale = scales.most_common(1)[0][0] if scales else None
+    return frames + [f for n, text in texts.items() for f in sentence_frames(text, n, doc_id, file, scale)]
 
 
 def fiscal_year_shift(text: str) -> int:

@@ -158,10 +158,12 @@ _STATEMENTS: dict[str, StatementKind] = {
     "statement of operations": "income_statement", "statement of earnings": "income_statement",
     "operations": "income_statement", "earnings": "income_statement", "equity": "equity",
 }
-_KINDS: tuple[StatementKind, ...] = ("balance_sheet", "income_statement", "cash_flows", "equity", "other")
+_KINDS: tuple[StatementKind, ...] = ("balance_sheet", "income_statement", "cash_flows", "equity", "other", "sentence")
 KIND_NAMES = {"balance_sheet": "balance sheet", "income_statement": "income statement",
-               "cash_flows": "cash flow statement", "equity": "statement of equity", "other": "other tables"}
+               "cash_flows": "cash flow statement", "equity": "statement of equity", "other": "other tables",
+               "sentence": "text"}
 
+_NOT_STATEMENTS = ("other", "sentence")  # a statement's row before a note's table or sentence of like name
 Similarity = Callable[[str, str], float]  # (label asked, label printed) → 0..1
 
 
@@ -217,7 +219,7 @@ def value(frames: list[StatementFrame], label: str, period: str | int, statement
             score = label_score(wordings, row.label, similarity)
             if score < MIN_SCORE:
                 continue
-            bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind != "other" else 0.0)
+            bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind not in _NOT_STATEMENTS else 0.0)
             rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
             if best is None or rank > best:
                 best, found_values = rank, row.values
