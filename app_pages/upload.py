@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pandas as pd
 import streamlit as st
 
 from app_pages.common import chart_card, page_image, workspace
@@ -69,7 +70,7 @@ def charts_read(ws: Workspace, doc_id: str) -> None:
 
 def statements_read(ws: Workspace, doc_id: str) -> None:
     """The document's statements as the metric skill reads them: rows by period, scale, page."""
-    frames = ws.store.frames(doc_id)
+    frames = [f for f in ws.store.frames(doc_id) if f.kind != "sentence"]
     statements = [f for f in frames if f.kind != "other"]
     if not statements:
         return
@@ -81,6 +82,18 @@ def statements_read(ws: Workspace, doc_id: str) -> None:
             scale = f" · {frame.currency or ''} in {frame.scale}s".replace("  ", " ") if frame.scale else ""
             st.caption(f"p. {frame.page} · {frame.title} · {frame.kind.replace('_', ' ')}{scale}")
             st.dataframe(frame.to_dataframe(printed=True), hide_index=True)
+
+
+def sentences_read(ws: Workspace, doc_id: str) -> None:
+    """The sentences that print a figure per year, as the metric skill reads them: one row each, with its page."""
+    said = [f for f in ws.store.frames(doc_id) if f.kind == "sentence"]
+    if not said:
+        return
+    rows = [{"page": f.page, "figure": f.rows[0].label, "unit": " ".join(filter(None, [f.currency, f.scale])),
+             **{p.header: c for p, c in zip(f.periods, f.rows[0].cells)}} for f in said]
+    with st.expander(f"{len(said)} figure{'s' * (len(said) != 1)} by year read from sentences",
+                     icon=":material/short_text:"):
+        st.dataframe(pd.DataFrame(rows).fillna(""), hide_index=True)
 
 
 def tables_read(ws: Workspace, doc_id: str) -> None:
@@ -128,6 +141,7 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
         st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
     statements_read(ws, doc.doc_id)
+    sentences_read(ws, doc.doc_id)
     tables_read(ws, doc.doc_id)
 
 

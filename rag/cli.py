@@ -159,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_colours)
 
     p = sub.add_parser("tables", help="a document's tables as data: its statements (rows by fiscal year, scale, "
-                                      "page), its sentences of figures by year, then the tables and chart values read at the complete stage")
+                                      "page), its sentences of figures by year, then the tables and chart values "
+                                      "read at the complete stage")
     p.add_argument("doc", help="doc id, id prefix or file name of an ingested document, or a PDF file's path")
     p.add_argument("--kind", choices=get_args(StatementKind), action="append",
                    help="only statements of this kind (repeatable; other: every other table too; sentence: a "

@@ -139,7 +139,8 @@ class StatementRow(BaseModel):
 
 class StatementFrame(BaseModel):
     """A table of figures by period read off one page's text layer: a financial statement, another table
-    whose columns are fiscal years, or a sentence that prints a figure per year (one row, rag/ingest/sentences.py). `context` is the header text over all columns ("Year ended December 31,")."""
+    whose columns are fiscal years, or a sentence that prints a figure per year (one row,
+    rag/ingest/sentences.py). `context` is the header text over all columns ("Year ended December 31,")."""
 
     doc_id: str
     file: str

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 import pymupdf
 import pytest
-from conftest import PEW, pages_of
+from conftest import EVAL, PEW, pages_of
 from scripted_llm import QueuedLLM, ScriptedLLM, answered, done
 from streamlit.testing.v1 import AppTest
 
@@ -153,6 +153,18 @@ def test_upload_names_a_failed_step_and_keeps_the_document(empty_ws, monkeypatch
     warned = [c.value for c in at.caption]
     assert any("page 3: table extraction failed (ValueError: boom)" in w for w in warned), warned
     assert any("complete" in m.value for m in at.markdown), "the library shows the stage"
+
+
+def test_the_library_shows_a_notes_figures_by_year_apart_from_the_statements(empty_ws):
+    netflix = EVAL / "fin" / "pdfs" / "NETFLIX_2015_10K.pdf"
+    assert empty_ws.ingest(pages_of(netflix, [40, 47]), "netflix-notes.pdf").outcome == "ingested"
+    at = app("app_pages/upload.py")
+    [said] = [e for e in at.expander if "by year read from sentences" in e.label]
+    table = said.dataframe[0].value
+    row = table[table["figure"] == "Advertising expenses"].iloc[0]
+    assert (row["page"], row["unit"], row["2015"]) == (2, "$ million", "714.3")
+    [statements] = [e for e in at.expander if "statement page" in e.label]
+    assert "sentence" not in " ".join(c.value for c in statements.caption)
 
 
 def wait_until_read(ws, doc_id: str, timeout: float = 120) -> None:

@@ -16,10 +16,15 @@ from rag.reader.lookup import value
 FIN = EVAL / "fin" / "pdfs"
 
 
+def read_text(text: str, scale: str | None = None):
+    """Each row a sentence gives: its name, figures as printed, years and scale."""
+    return [(f.rows[0].label, f.rows[0].cells, [p.year for p in f.periods], f.scale)
+            for f in sentence_frames(text, 1, "doc", "doc.pdf", scale)]
+
+
 def read(path, page: int, scale: str | None = "million"):
     with pymupdf.open(path) as doc:
-        return [(f.rows[0].label, f.rows[0].cells, [p.year for p in f.periods], f.scale)
-                for f in sentence_frames(doc[page - 1].get_text(), page, "doc", path.name, scale)]
+        return read_text(doc[page - 1].get_text(), scale)
 
 
 def test_a_list_of_figures_for_a_list_of_years_is_a_row():
@@ -41,11 +46,6 @@ def test_each_figure_with_its_year_is_a_row_too_and_an_aside_is_not_its_name():
             "million, $223 million and $171 million for 2018, 2017 and 2016, respectively.")
     [(label, cells, years, scale)] = read_text(said)
     assert (label, cells, years, scale) == ("Advertising expense", ["305", "223", "171"], [2018, 2017, 2016], "million")
-
-
-def read_text(text: str, scale: str | None = None):
-    return [(f.rows[0].label, f.rows[0].cells, [p.year for p in f.periods], f.scale)
-            for f in sentence_frames(text, 1, "doc", "doc.pdf", scale)]
 
 
 def test_dollars_without_a_scale_take_the_documents_and_a_price_or_a_rate_none():

@@ -45,7 +45,7 @@ def sentence_frames(text: str, page: int, doc_id: str, file: str, scale: str | N
     scale = page_scale(text)[1] or scale
     frames, start = [], 0
     while m := _CLAUSE.search(text, start):
-        start = m.start("rest")  # a clause that is no series may hold one: "… at the end of 2021 … was $369.15, …"
+        start = m.start("rest")  # a clause that is no series may hold one ("… at the end of 2021 … was $369.15")
         if not (series := _series(m["rest"])) or not (subject := _subject(m["subject"])):
             continue
         start = m.end()

@@ -7,9 +7,11 @@ words the page adds, "Inventories, net (Note 6)", half plain ratio, which keeps 
 "Revenue"), or to the statement wordings of the GLOSSARY concept the label names; an injected `similarity`
 (the embedder's cosine) can take part. A year is matched to a column's fiscal year ("2019", "FY2019", "fiscal
 2019") or to its header as printed ("January 28, 2023"). A lookup that finds nothing raises `NotFound`,
-whose message says which row and year it sought. An analyst's "unadjusted" or "as reported" figure is the
-statement's own; an amount paid out (capex, dividends, buybacks) is positive, as analysts use it, though its
-statement prints it as an outflow, and so is a cost that a statement prints in parentheses in every year.
+whose message says which row and year it sought. A note's sentence that prints a figure per year is a
+frame too (rag/ingest/sentences.py), after a statement's row of like name. An analyst's "unadjusted" or
+"as reported" figure is the statement's own; an amount paid out (capex, dividends, buybacks) is positive,
+as analysts use it, though its statement prints it as an outflow, and so is a cost that a statement prints
+in parentheses in every year.
 
 GLOSSARY: the words analysts use → the statement that holds the figure, and the wordings statements print
 (in order of preference: a total before its parts). Written once, for every company's filings:
