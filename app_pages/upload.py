@@ -93,7 +93,9 @@ def sentences_read(ws: Workspace, doc_id: str) -> None:
              **{p.header: c for p, c in zip(f.periods, f.rows[0].cells)}} for f in said]
     with st.expander(f"{len(said)} figure{'s' * (len(said) != 1)} by year read from sentences",
                      icon=":material/short_text:"):
-        st.dataframe(pd.DataFrame(rows).fillna(""), hide_index=True)
+        table = pd.DataFrame(rows).fillna("")
+        years = sorted(set(table.columns) - {"page", "figure", "unit"}, reverse=True)  # the latest first
+        st.dataframe(table[["page", "figure", "unit", *years]], hide_index=True)
 
 
 def tables_read(ws: Workspace, doc_id: str) -> None:
