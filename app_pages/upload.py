@@ -10,7 +10,7 @@ import streamlit as st
 from app_pages.common import chart_card, page_image, workspace
 from rag.pipeline import worker
 from rag.pipeline.progress import IngestEstimate
-from rag.records import MODALITY_NAMES, DocumentInfo, IngestReport
+from rag.records import MODALITY_NAMES, DocumentInfo, IngestReport, StatementFrame
 from rag.workspace import Workspace
 
 STAGE_NAMES = {"searchable": "searchable by keyword", "vectors": "searchable", "complete": "complete"}
@@ -68,9 +68,9 @@ def charts_read(ws: Workspace, doc_id: str) -> None:
             chart_card(ws, doc_id, table)
 
 
-def statements_read(ws: Workspace, doc_id: str) -> None:
+def statements_read(frames: list[StatementFrame]) -> None:
     """The document's statements as the metric skill reads them: rows by period, scale, page."""
-    frames = [f for f in ws.store.frames(doc_id) if f.kind != "sentence"]
+    frames = [f for f in frames if f.kind != "sentence"]
     statements = [f for f in frames if f.kind != "other"]
     if not statements:
         return
@@ -84,9 +84,9 @@ def statements_read(ws: Workspace, doc_id: str) -> None:
             st.dataframe(frame.to_dataframe(printed=True), hide_index=True)
 
 
-def sentences_read(ws: Workspace, doc_id: str) -> None:
+def sentences_read(frames: list[StatementFrame]) -> None:
     """The sentences that print a figure per year, as the metric skill reads them: one row each, with its page."""
-    said = [f for f in ws.store.frames(doc_id) if f.kind == "sentence"]
+    said = [f for f in frames if f.kind == "sentence"]
     if not said:
         return
     rows = [{"page": f.page, "figure": f.rows[0].label, "unit": " ".join(filter(None, [f.currency, f.scale])),
@@ -142,8 +142,9 @@ def document_row(ws: Workspace, doc: DocumentInfo) -> None:
     for warning in doc.warnings[:3] if doc.stage == "complete" else []:
         st.caption(f":orange[{warning}]")
     charts_read(ws, doc.doc_id)
-    statements_read(ws, doc.doc_id)
-    sentences_read(ws, doc.doc_id)
+    frames = ws.store.frames(doc.doc_id)  # read once: the statements, then the sentences
+    statements_read(frames)
+    sentences_read(frames)
     tables_read(ws, doc.doc_id)
 
 

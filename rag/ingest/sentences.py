@@ -25,9 +25,8 @@ _CLAUSE = re.compile(r"(?P<subject>[A-Z][^.;:$]{2,200}?)\s(?:was|were|totaled|to
 _LISTS = re.compile(rf"(?P<amounts>{_AMOUNT}(?:\s?,\s?{_AMOUNT})*\s?,?\sand\s{_AMOUNT})"
                     rf"\s(?:for|in|during|at|as of)\b[^.;$%]{{0,50}}?(?P<years>{_YEARS})\b")
 # "$708 million in 2019, $693 million in 2018, and $753 million in 2017", "$8,958 in 2021, compared to $8,861 in 2020"
-_PAIR = rf"{_AMOUNT}\s(?:in|for|during)\s{_FY}"
+_PAIR = rf"({_AMOUNT})\s(?:in|for|during)\s({_FY})"
 _PAIRS = re.compile(rf"(?P<pairs>{_PAIR}(?:\s?,?\s(?:and|compared (?:to|with)|versus)?\s?{_PAIR})+)\b")
-_PAIRED = re.compile(rf"({_AMOUNT})\s(?:in|for|during)\s({_FY})")
 _FIGURE = re.compile(rf"({_NUMBER})\s?(%|thousand|million|billion)?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _ASIDE = re.compile(r",\s(?:which|that|including|excluding|net of)\b[^,]*,|\s?\([^()]*\)")
@@ -72,7 +71,7 @@ def _series(rest: str) -> tuple[list[str], list[int]] | None:
     if m := _LISTS.match(rest):
         return [m["amounts"]], [int(y) for y in _YEAR.findall(m["years"])]
     if m := _PAIRS.match(rest):
-        pairs = _PAIRED.findall(m["pairs"])
+        pairs = re.findall(_PAIR, m["pairs"])
         return [a for a, _ in pairs], [int(_YEAR.search(y)[0]) for _, y in pairs]
     return None
 

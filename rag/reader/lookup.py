@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import NamedTuple
+from typing import NamedTuple, get_args
 
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
@@ -160,7 +160,7 @@ _STATEMENTS: dict[str, StatementKind] = {
     "statement of operations": "income_statement", "statement of earnings": "income_statement",
     "operations": "income_statement", "earnings": "income_statement", "equity": "equity",
 }
-_KINDS: tuple[StatementKind, ...] = ("balance_sheet", "income_statement", "cash_flows", "equity", "other", "sentence")
+_KINDS: tuple[StatementKind, ...] = get_args(StatementKind)
 KIND_NAMES = {"balance_sheet": "balance sheet", "income_statement": "income statement",
                "cash_flows": "cash flow statement", "equity": "statement of equity", "other": "other tables",
                "sentence": "text"}
