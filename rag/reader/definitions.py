@@ -17,7 +17,8 @@ asked and the one before.
   averages · dividend payout ratio = dividends paid / net income · net debt = total debt − cash
 
 A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
-program from the definition. Nor does a question whose own definition is written in row words an analyst uses
+program from the definition (`across`: its change between two years, or its average over several). Nor does
+a question whose own definition is written in row words an analyst uses
 ("defined as FY2022 net sales / average total assets between FY2021 and FY2022", "cash and cash equivalents
 minus accounts payable"): `stated` reads it into a program, or gives None for any word it does
 not know, and the model writes the program.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from rag.reader.lookup import normal
 from rag.reader.program import ComputeError, Input, Program, check_formula
@@ -45,13 +46,14 @@ class Definition(NamedTuple):
     said: tuple[str, ...]  # analysts' words, as `normal` writes them
     formula: str  # in statement rows' words; {prev} and {year}: the years of an average
     uses: tuple[str, ...] = ()  # metrics its formula names, defined after it
+    percent: bool = False  # told as a percentage (a margin, a rate, a return), so it changes by points
 
 
 DEFINITIONS: dict[str, Definition] = {
     "total debt": Definition(("total debt",), "long-term debt + current portion of long-term debt"),
     "EBITDA": Definition(("ebitda",), "operating income + depreciation and amortization"),
     "EBITDA margin": Definition(("ebitda margin", "ebitda margins"),
-                                "(operating income + depreciation and amortization) / revenue"),
+                                "(operating income + depreciation and amortization) / revenue", percent=True),
     "working capital": Definition(("working capital", "net working capital"),
                                   "total current assets - total current liabilities"),
     "long-term liabilities": Definition(("long term liabilities", "total long term liabilities",
@@ -63,21 +65,23 @@ DEFINITIONS: dict[str, Definition] = {
                               "investments + accounts receivable) / total current liabilities"),
     "free cash flow": Definition(("free cash flow", "fcf"),
                                  "net cash provided by operating activities - capital expenditures"),
-    "gross margin": Definition(("gross margin", "gross margins", "gross profit margin"), "gross profit / revenue"),
+    "gross margin": Definition(("gross margin", "gross margins", "gross profit margin"), "gross profit / revenue",
+                               percent=True),
     "operating margin": Definition(("operating margin", "operating profit margin", "ebit margin"),
-                                   "operating income / revenue"),
+                                   "operating income / revenue", percent=True),
     "net profit margin": Definition(("net profit margin", "net margin", "net income margin", "profit margin"),
-                                    "net income / revenue"),
+                                    "net income / revenue", percent=True),
     "effective tax rate": Definition(("effective tax rate", "effective tax ratio", "effective income tax rate"),
-                                     "income tax expense / income before income taxes"),
+                                     "income tax expense / income before income taxes", percent=True),
     "interest coverage ratio": Definition(("interest coverage", "interest coverage ratio", "times interest earned"),
                                           "operating income / interest expense"),
     "return on assets": Definition(("return on assets", "roa", "return on average assets"),
-                                   f"net income / average total assets {_AVERAGE}"),
+                                   f"net income / average total assets {_AVERAGE}", percent=True),
     "return on equity": Definition(("return on equity", "roe", "return on average equity"),
-                                   f"net income / average total shareholders' equity {_AVERAGE}"),
+                                   f"net income / average total shareholders' equity {_AVERAGE}", percent=True),
     "return on capital employed": Definition(("return on capital employed", "roce"),
-                                             "operating income / (total assets - total current liabilities)"),
+                                             "operating income / (total assets - total current liabilities)",
+                                             percent=True),
     "capitalization ratio": Definition(("capitalization ratio",),
                                        "total debt / (total debt + total shareholders' equity)", ("total debt",)),
     "debt to equity ratio": Definition(("debt to equity", "debt to equity ratio", "debt equity ratio"),
@@ -100,7 +104,8 @@ DEFINITIONS: dict[str, Definition] = {
     "payables turnover ratio": Definition(("payables turnover", "accounts payable turnover"),
                                           f"cost of sales / average accounts payable {_AVERAGE}"),
     "net debt": Definition(("net debt",), "total debt - cash and cash equivalents", ("total debt",)),
-    "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income"),
+    "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income",
+                                        percent=True),
 }
 SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
 
@@ -149,16 +154,29 @@ def _formula(name: str, year: int | None) -> str:
 def written(name: str, year: int) -> Program:
     """The program of a defined metric for one fiscal year: each row of its formula an input, a metric it
     builds on in parentheses, an average over the year and the one before."""
+    return across(name, [year], "one year")
+
+
+def across(name: str, years: list[int], how: Literal["one year", "change", "average"]) -> Program:
+    """A defined metric's program over fiscal years: of one year, its change from the first year to the last
+    (a margin's in points), or its average over every year from the first to the last."""
     built_on = {said: DEFINITIONS[used].formula for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
-    return _program(_formula(name, year), year, built_on)
+    first, last = min(years), max(years)
+    span = range(first, last + 1) if how == "average" else dict.fromkeys((first, last))
+    inputs: dict[tuple[str, int], Input] = {}
+    each = [_program(_formula(name, year), year, built_on, inputs=inputs).formula for year in span]
+    formula = each[0] if how == "one year" else f"({each[-1]}) - ({each[0]})" if how == "change" else \
+        f"avg({', '.join(each)})"
+    return Program(inputs=list(inputs.values()), formula=formula)
 
 
 def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
-             known: Callable[[str], bool] = lambda words: True) -> Program:
+             known: Callable[[str], bool] = lambda words: True,
+             inputs: dict[tuple[str, int], Input] | None = None) -> Program:
     """A formula in row words as a program: "average X between FYa and FYb" is avg(X_a, X_b), "change in X
     between …" X_b − X_a, "FYa X" or "X in FYa" X of that year, any other row the `year`'s; a row `known`
-    refuses, ValueError."""
-    inputs: dict[tuple[str, int], Input] = {}
+    refuses, ValueError. `inputs` gathers the rows of several years' programs."""
+    inputs = {} if inputs is None else inputs
     built_on = built_on or {}
 
     def expand(formula: str, y: int) -> str:

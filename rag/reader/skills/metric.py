@@ -12,7 +12,8 @@ model's reply and the reason as one more turn, held to the same schema. A row no
 
 A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
 a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
-the end of fiscal 2023?"), that asks one row's growth between two years as a percentage, or that states its own
+the end of fiscal 2023?"), that asks one row's growth between two years as a percentage or one metric's change
+or average over years ("How did the operating margin change from FY2020 to FY2021?"), or that states its own
 definition in rows code knows ("… is defined as gross profit divided by net sales"), needs no model: code writes
 its program (`by_code`).
 
@@ -30,7 +31,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag import prompts
 from rag.reader.answer import Cited, Solution
-from rag.reader.definitions import SAID, defined, gives, longest_first, metrics_named, stated, written
+from rag.reader.definitions import (DEFINITIONS, SAID, across, defined, gives, longest_first, metrics_named, stated,
+                                   written)
 from rag.reader.lookup import GLOSSARY, NotFound, concept_of, normal
 from rag.reader.pages import PageRef
 from rag.reader.program import FORMULA_FUNCTIONS, ComputeError, Computed, Input, Program, compute, in_unit, shown
@@ -51,6 +53,9 @@ _MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|
 # a row's growth between two years, asked in words `_MORE` would take for more than one figure
 _GROWTH = re.compile(r"\b(?:growth|grows?|grew|changes?|changed|increases?|increased|decreases?|decreased)\b")
 _SPAN = re.compile(r"\b(?:from|to|between)\b")
+_CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fell|rose|improved?|"
+                     r"expand(?:s|ed)?|expansion|contracted|contraction)\b")
+_AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
@@ -185,11 +190,33 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
     return Program(inputs=[first, last], formula=f"({last.name} - {first.name}) / abs({first.name})")
 
 
+def over_years(question: Question, frames: list[StatementFrame]) -> Program | None:
+    """The program of a defined metric's change between the two fiscal years a question names ("How did the
+    operating margin change from FY2020 to FY2021?": the later less the earlier), or of its average over the
+    years from the first to the last ("the FY2019 - FY2021 average current ratio"), if it asks nothing more.
+    A ratio's change asked as a percentage (relative, or in points?) is left to the model."""
+    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
+    years = {int(y) for y in question.years}
+    metrics = {said: name for said, name in SAID if not gives(text, name)}
+    found, rest = longest_first(text, {*metrics, *row_words(frames), *_METRIC_WORDS})
+    if len(years) < 2 or len(found) != 1 or found[0] not in metrics:
+        return None
+    name, rest = metrics[found[0]], _SPAN.sub(" ", rest)
+    how = "average" if _AVERAGE.search(rest) else "change" if _CHANGE.search(rest) and len(years) == 2 else None
+    rest = _AVERAGE.sub(" ", rest)
+    if not how or _MORE.search(_CHANGE.sub(" ", rest)) or _COMPOUND.search(rest) or \
+            (how == "change" and _PERCENT.search(question.text) and not DEFINITIONS[name].percent):
+        return None
+    return across(name, sorted(years), how)
+
+
 def by_code(question: Question, frames: list[StatementFrame]) -> Program | None:
     """The program written by code: of a question's one figure (a metric's from its definition, a row's lookup),
-    of one row's growth between two years, or of the definition the question states in rows code knows."""
+    of one row's growth or one metric's change or average over years, or of the definition the question states
+    in rows code knows."""
     if not (figure := one_figure(question, frames)):
-        return growth(question, frames) or stated(question.task or question.text, known_rows(frames))
+        return growth(question, frames) or over_years(question, frames) or \
+            stated(question.task or question.text, known_rows(frames))
     (kind, words), year = figure, int(question.years[0])
     if kind == "metric":
         return written(words, year)
