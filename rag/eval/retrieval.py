@@ -3,7 +3,8 @@
 For each answerable question, search the collection that matches each of its evidence
 sources (Table → table, Chart/Figure → image_caption, Pure-text/Layout → text), top-6,
 within the question's own document, and the merged top-10 of the auto route. This is
-the paper's retrieval-recall, measured by page.
+the paper's retrieval-recall, measured by page. Beside it, the page the reader reads first (the pages the
+question names, else the pages found in the reader's order): with the embedded model, the only page read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from rag.agent.documents import SearchedDocuments
 from rag.eval.qa import GoldQuestion, ingest_referenced, load_questions
+from rag.reader import PageReader, understand
 from rag.records import MODALITIES
 
 RETRIEVAL_K = 6
@@ -27,6 +30,8 @@ class RetrievalOutcome(BaseModel):
     modality_pages: dict[str, list[int]]
     merged_hit: bool
     merged_pages: list[int]
+    first_read: int | None = None
+    first_read_hit: bool = False
 
 
 class RetrievalReport(BaseModel):
@@ -46,6 +51,7 @@ class RetrievalReport(BaseModel):
             "recall_at_6": recall,
             "questions_per_modality": {m: len(per_modality[m]) for m in MODALITIES},
             "recall_merged_top10": _rate([o.merged_hit for o in self.outcomes]),
+            "first_page_read": _rate([o.first_read_hit for o in self.outcomes]),
         }
 
     def table(self) -> str:
@@ -55,6 +61,7 @@ class RetrievalReport(BaseModel):
             rows.append(f"{m:15s} {s['questions_per_modality'][m]:9d} {_fmt(s['recall_at_6'][m])}")
         rows.append(f"{'overall':15s} {s['questions']:9d} {_fmt(s['recall_at_6']['overall'])}")
         rows.append(f"{'merged top-10':15s} {s['questions']:9d} {_fmt(s['recall_merged_top10'])}")
+        rows.append(f"{'first page read':15s} {s['questions']:9d} {_fmt(s['first_page_read'])}")
         return "\n".join(rows)
 
 
@@ -78,10 +85,22 @@ def modality_hits(ws, q: GoldQuestion, doc_id: str, k: int) -> tuple[dict[str, b
 def _judge(ws, q: GoldQuestion, doc_id: str, k: int) -> RetrievalOutcome:
     hits, pages = modality_hits(ws, q, doc_id, k)
     merged = [h.fragment.page for h in ws.search(q.question, doc_ids=[doc_id]).hits]
+    first = first_read(ws, q.question, doc_id)
     return RetrievalOutcome(
         question=q.question, doc=q.doc_id, gold_pages=q.evidence_pages_1based, modality_hits=hits,
         modality_pages=pages, merged_hit=bool(set(q.evidence_pages_1based) & set(merged)), merged_pages=merged,
+        first_read=first, first_read_hit=first in q.evidence_pages_1based,
     )
+
+
+def first_read(ws, question: str, doc_id: str) -> int | None:
+    """The page the reader reads first: a page the question names, else the first of the pages found in the
+    reader's order."""
+    asked = understand(question)
+    documents = SearchedDocuments(ws.store, [doc_id])
+    hits = ws.search(asked.text, doc_ids=[doc_id], pages=asked.pages).hits
+    reader = PageReader(asked, ws.settings.reader, documents, None, len, None, None)
+    return next((p.page for p in reader.queue(documents.named(asked), hits)), None)
 
 
 def _rate(values: list[bool]) -> float | None:
