@@ -100,11 +100,6 @@ class ReaderSettings(BaseModel):
     # not answer (docs/results.md, "One page; names and colours no document prints").
     max_pages: int = 1
     pages_per_search: int = 2
-    # The first pages found that are ordered again by the question's words on them (rag/reader/pages.py
-    # `by_words`); 0 reads them in the search's order. Over dev's and wide's answerable questions, the first
-    # page read is a gold page for 115 of 235 in the search's order, for 128 ordered again by 3
-    # (docs/results.md, "The page read first: ordered by the question's words").
-    reranked: int = 3
     # How much of one page the model reads, in its own tokens (a page up to half as much again is read whole,
     # a longer one as its best lines: rag/reader/pages.py). 1,100 holds most pages whole; the longer reads it
     # cuts were most of the p95 on two cores (docs/results.md, "A long page read as its best 1,100 tokens").

@@ -21,16 +21,15 @@ PARTS = ["What share of Hispanic adults expect their family's financial situatio
 
 
 def figure(*parts: str):
-    """The page reader's reply for the parts that name one of `parts`: the n-th percentage the page prints on
-    lines about finances for the n-th of `parts` (two parts may read one page); for any other part, not found."""
+    """The page reader's reply for the parts that name one of `parts`: the first percentage the page prints on a
+    line about finances; for any other part, not found."""
     def reply(prompt: str) -> str:
         page = prompt.split("<page>")[1].split("</page>")[0]
         asked = prompt.rsplit("Question:", 1)[1]
         lines = [ln for ln in page.splitlines() if "financ" in ln.lower()]
-        values = list(dict.fromkeys(m.group() for ln in lines for m in re.finditer(r"\b\d{1,2}%", ln)))
-        named = [n for n, part in enumerate(parts) if part in asked]
-        found = bool(named) and len(values) > named[0]
-        return json.dumps({"found": found, "answer": values[named[0]] if found else ""})
+        value = next((m.group() for ln in lines if (m := re.search(r"\b\d{1,2}%", ln))), "")
+        found = bool(value) and any(p in asked for p in parts)
+        return json.dumps({"found": found, "answer": value if found else ""})
     return reply
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import Counter
 
 import pymupdf
 import pytest
@@ -16,14 +15,14 @@ from rag.ingest import parse_pdf
 from rag.ingest.pdf import page_rows
 from rag.models.structured import schema_of
 from rag.reader.answer import Solution, not_found, valued
-from rag.reader.pages import PageRef, best_lines, by_words, candidates
+from rag.reader.pages import PageRef, best_lines, candidates
 from rag.reader.question import understand
 from rag.reader.skills import page_skills
 from rag.reader.skills.read_page import reply_model
 from rag.reader.verify import as_printed, in_asked_column, on_page, values_on_page, verdicts
 from rag.records import Fragment, Hit
-from rag.settings import IngestSettings, ReaderSettings
-from rag.text import cell_number, content_words, numbers, plain_number, stem
+from rag.settings import IngestSettings
+from rag.text import cell_number, numbers, plain_number, stem
 
 WIDE = EVAL / "wide" / "pdfs"
 MANUAL = WIDE / "91521110100M_4K_UHD_Display_User_Manual_V1.1.pdf"
@@ -78,60 +77,6 @@ def test_named_pages_come_first_then_pages_in_hit_order_each_once():
     named = [PageRef(doc_id="d", file="f.pdf", page=9, named=True)]
     got = candidates(named, [hit(3, 0.9), hit(5, 0.8), hit(3, 0.7), hit(9, 0.6)], read={("d", 5)})
     assert [p.page for p in got] == [9, 3]
-
-
-PAGES = {  # invented pages of one report; the search found them in this order
-    4: "Annual report 2022\nOur depots\nThe company runs depots in the north and the south.\nFleet\nThe fleet "
-       "grew by 12 vans.\nService\nBicycles are serviced at every site.",
-    7: "Repairs by depot\nIn 2022 the north depot repaired 1,240 bicycles\nand the south depot 980.\nWaiting "
-       "times fell.",
-    2: "Contents\nLetter from the chair\nOur people\nOur depots",
-}
-
-
-class Report:
-    """The reader's view of the invented report: its pages' text, and how many of its ten pages hold a word."""
-
-    def text(self, page):
-        return PAGES.get(page.page, "")
-
-    def tables(self, page):
-        return []
-
-    def frequency(self, doc_id):
-        common = Counter({w: 9 for w in ("depot", "north", "south", "report", "compani")})
-        return 10, common + Counter(w for t in PAGES.values() for w in set(content_words(t)))
-
-
-def test_the_page_whose_lines_hold_the_question_s_words_together_is_read_first():
-    question = understand("How many bicycles did the north depot repair in 2022?")
-    found = [PageRef(doc_id="d", file="f.pdf", page=n) for n in (4, 7, 2)]
-    got = by_words(found, question.terms, Report().text, Report().frequency)
-    assert [p.page for p in got] == [7, 4, 2], "p. 7 holds them all, on two adjacent lines"
-    nothing = by_words(found, understand("Who audits the accounts?").terms, Report().text, Report().frequency)
-    assert [p.page for p in nothing] == [4, 7, 2], "no page holds the words: the search's order stands"
-
-
-def test_the_reader_reads_named_pages_first_then_the_found_ones_ordered_again():
-    from rag.reader import PageReader
-
-    def hit(page, score):
-        f = Fragment(id=f"d:text:{page}", doc_id="d", file="f.pdf", page=page, modality="text", text="x", bbox=(0, 0, 1, 1))
-        return Hit(fragment=f, score=score, collection="text")
-
-    hits = [hit(4, 0.9), hit(2, 0.8), hit(7, 0.7), hit(9, 0.6)]
-    named = [PageRef(doc_id="d", file="f.pdf", page=9, named=True)]
-
-    def queue(reranked, read=()):
-        reader = PageReader(understand("How many bicycles did the north depot repair in 2022?"),
-                            ReaderSettings(reranked=reranked), Report(), None, len, None, None)
-        reader.read_pages = [PageRef(doc_id="d", file="f.pdf", page=n) for n in read]
-        return [p.page for p in reader.queue(named, hits)]
-
-    assert queue(0) == [9, 4, 2, 7], "the search's order"
-    assert queue(3) == [9, 7, 4, 2]
-    assert queue(2) == [9, 4, 2, 7], "p. 7 is past the pages ordered again"
-    assert queue(3, read=[7, 9]) == [4, 2]
 
 
 def test_a_long_page_is_read_as_its_best_lines_a_short_one_whole():

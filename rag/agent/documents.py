@@ -4,7 +4,6 @@ similarity of a page's lines to the question."""
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
 
 import numpy as np
@@ -14,7 +13,6 @@ from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
 from rag.reader.skills.names import vocabulary
 from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
-from rag.text import content_words
 
 
 class SearchedDocuments:
@@ -54,11 +52,6 @@ class SearchedDocuments:
     def colours(self, doc_id: str) -> tuple[PageColours, ...]:
         return document_colours(self.store.pdf_path(doc_id), doc_id)
 
-    def frequency(self, doc_id: str) -> tuple[int, Counter]:
-        """The document's page count, and how many of its pages hold each content word."""
-        doc = next(d for d in self.docs if d.doc_id == doc_id)
-        return doc.pages, _frequency(self.store, doc_id, doc.version, doc.pages)
-
     def words(self) -> set[str]:
         return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))
 
@@ -69,12 +62,6 @@ class SearchedDocuments:
 @lru_cache(maxsize=16)
 def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
     return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
-
-
-@lru_cache(maxsize=16)
-def _frequency(store, doc_id: str, version: int, pages: int) -> Counter:
-    texts = store.page_texts(doc_id, list(range(1, pages + 1))).values()
-    return Counter(w for text in texts for w in set(content_words(text)))
 
 
 def similarity(embed_model):

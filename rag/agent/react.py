@@ -150,7 +150,7 @@ class DocAgent(Workflow):
                 return answered
             self.pages = self.reader(question)
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
-        queue = self.pages.queue(asked + self.source.named(question), state.best_hits())
+        queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
         if not queue or len(self.pages.read_pages) >= cfg.max_pages:
             return self.finish(None)
         if not self.pages.fits(queue[0], time.time() - state.started):
@@ -208,7 +208,7 @@ class DocAgent(Workflow):
         named = self.source.named(state.question) + self.source.named(question)
         earlier = [p for s in self.parts_read if s for p in s.pages]
         solution, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
-        while solution is None and (queue := pages.queue(named, ev.hits)) \
+        while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
                 and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
             self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
             if (solution := (await pages.read(queue[0])).solution) is not None:

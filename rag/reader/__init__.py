@@ -11,18 +11,17 @@ missing from the documents.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from typing import Protocol
 
 from rag.reader.answer import PageReading, Solution, not_found
 from rag.reader.cells import cell
-from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines, by_words, candidates
+from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
 from rag.reader.ranks import ranked_item
 from rag.reader.question import Question, understand
 from rag.reader.skills import Call, PageView, Read, page_skills
-from rag.records import Hit, Table
+from rag.records import Table
 from rag.settings import ReaderSettings
 
 __all__ = ["PageReader", "PageRef", "Question", "Solution", "understand"]
@@ -34,8 +33,6 @@ class Pages(Protocol):
     def text(self, page: PageRef) -> str: ...
 
     def tables(self, page: PageRef) -> list[Table]: ...
-
-    def frequency(self, doc_id: str) -> tuple[int, Counter]: ...
 
 
 class Speed:
@@ -83,14 +80,6 @@ class PageReader:
     @property
     def read_keys(self) -> set[tuple[str, int]]:
         return {p.key for p in self.read_pages}
-
-    def queue(self, first: list[PageRef], hits: list[Hit]) -> list[PageRef]:
-        """The unread pages in the order they are read: `first` (named or asked for), then the pages the hits
-        are on, the first `reranked` of them ordered again by the question's words on them."""
-        head = candidates(first, [], self.read_keys)
-        found = candidates([], hits, self.read_keys | {p.key for p in head})
-        n = self.settings.reranked
-        return head + by_words(found[:n], self.question.terms, self._text, self.pages.frequency) + found[n:]
 
     async def read(self, page: PageRef) -> Read:
         """The page's best lines read by the first skill that applies, checked, reported to `emit`."""

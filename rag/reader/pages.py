@@ -1,12 +1,10 @@
 """Which pages the model reads, in which order, and which of their lines.
 
-Pages the question names come first, then the pages of the fragments the search found, best first, the
-first few ordered again by the question's words on them: how much of them the page holds (a word rare in
-the document counts most) and how much two adjacent lines hold together (where a question is answered, its
-words stand side by side). A page longer than the budget is read as its best lines: each line is ranked
-against the question by its words (rare ones on the page count most) and by the embedder's similarity,
-fused by rank; the best are kept within the budget, each with the line above it (a row's heading, a value's
-label) and the page's first lines (its title, the scale its figures are in), in page order.
+Pages the question names come first, then the pages of the fragments the search found, best first. A
+page longer than the budget is read as its best lines: each line is ranked against the question by its
+words (rare ones on the page count most) and by the embedder's similarity, fused by rank; the best are
+kept within the budget, each with the line above it (a row's heading, a value's label) and the page's
+first lines (its title, the scale its figures are in), in page order.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from rag.text import content_words
 Similarity = Callable[[str, list[str]], list[float]]
 HEAD_LINES = 2
 GAP = "…"
-FUSE = 60  # reciprocal rank fusion's constant, as in the search
 WHOLE = 1.5  # a page up to this many times the budget is read whole, not cut to its best lines
 
 
@@ -49,26 +46,6 @@ def candidates(named: list[PageRef], hits: list[Hit], read: set[tuple[str, int]]
         if ref.key not in read and ref.key not in out:
             out[ref.key] = ref
     return list(out.values())
-
-
-def by_words(pages: list[PageRef], terms: list[str], text: Callable[[PageRef], str],
-             frequency: Callable[[str], tuple[int, Counter]]) -> list[PageRef]:
-    """The pages ordered by two ranks fused: the question's words the page holds, and those its best two
-    adjacent lines hold, each word weighted by how rare it is in its document; ties keep the search's order."""
-    scores = [_word_scores(set(terms), text(p), *frequency(p.doc_id)) for p in pages]
-    fused = [0.0] * len(pages)
-    for n in range(2):
-        for rank, i in enumerate(sorted(range(len(pages)), key=lambda i: -scores[i][n])):
-            fused[i] += 1 / (FUSE + rank)
-    return [pages[i] for i in sorted(range(len(pages)), key=lambda i: -fused[i])]
-
-
-def _word_scores(terms: set[str], text: str, pages: int, holding: Counter) -> tuple[float, float]:
-    weight = {t: math.log(1 + pages / holding[t]) for t in terms if holding[t]}
-    lines = [set(content_words(ln)) & terms for ln in text.splitlines() if ln.strip()]
-    pairs = [a | b for a, b in zip(lines, lines[1:] + [set()])]
-    return sum(weight.get(t, 0.0) for t in set().union(*lines)), max(
-        (sum(weight.get(t, 0.0) for t in pair) for pair in pairs), default=0.0)
 
 
 def best_lines(text: str, question: str, terms: list[str], similarity: Similarity | None,
