@@ -3,8 +3,8 @@
 For each answerable question, search the collection that matches each of its evidence
 sources (Table → table, Chart/Figure → image_caption, Pure-text/Layout → text), top-6,
 within the question's own document, and the merged top-10 of the auto route. This is
-the paper's retrieval-recall, measured by page. Beside it, the page the reader reads first (the pages the
-question names, else the pages found in the reader's order): with the embedded model, the only page read.
+the paper's retrieval-recall, measured by page. Beside it, the page the reader reads first (a page the
+question names, else the best fragment's): with the embedded model, the only page read.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from rag.agent.documents import SearchedDocuments
 from rag.eval.qa import GoldQuestion, ingest_referenced, load_questions
-from rag.reader import PageReader, understand
+from rag.reader import understand
+from rag.reader.pages import candidates
 from rag.records import MODALITIES
 
 RETRIEVAL_K = 6
@@ -94,13 +95,11 @@ def _judge(ws, q: GoldQuestion, doc_id: str, k: int) -> RetrievalOutcome:
 
 
 def first_read(ws, question: str, doc_id: str) -> int | None:
-    """The page the reader reads first: a page the question names, else the first of the pages found in the
-    reader's order."""
+    """The page the reader reads first: a page the question names, else the page of the best fragment found."""
     asked = understand(question)
     documents = SearchedDocuments(ws.store, [doc_id])
     hits = ws.search(asked.text, doc_ids=[doc_id], pages=asked.pages).hits
-    reader = PageReader(asked, ws.settings.reader, documents, None, len, None, None)
-    return next((p.page for p in reader.queue(documents.named(asked), hits)), None)
+    return next((p.page for p in candidates(documents.named(asked), hits, set())), None)
 
 
 def _rate(values: list[bool]) -> float | None:
