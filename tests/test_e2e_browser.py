@@ -295,5 +295,14 @@ def test_statement_values_in_the_chat(page, tmp_path):
     citation.first.locator("summary").click()
     expect(citation.first.locator('[data-testid="stImage"]')).to_be_visible()
     shot(page, "09b-statement-ratio")
+
+    # A margin's change between two years: code writes the program from the definition, no model call.
+    page.locator('[data-testid="stChatInputTextArea"]').fill(
+        "How did Best Buy's operating margin change from FY2022 to FY2023, in percentage points?")
+    page.locator('[data-testid="stChatInputTextArea"]').press("Enter")
+    reply = messages.nth(7)
+    expect(reply.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(reply.get_by_text(re.compile(r"^-1\.99% = .*1,795 \[p\. 2\].*3,039 \[p\. 2\]")).first).to_be_visible()
+    shot(page, "09c-statement-margin-change")
     (ARTIFACTS / "statement-timings.json").write_text(json.dumps(seconds, indent=2))
     print("seconds from question to answer on screen:", seconds)

@@ -9,7 +9,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import BESTBUY, EVAL, ROOT, frames_of, local_settings, pages_of
+from conftest import BESTBUY, EVAL, PEW, ROOT, frames_of, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
 from rag.agent.events import Computation, PageRead
@@ -255,6 +255,20 @@ def test_the_agent_runs_the_models_program_when_the_question_composes(bestbuy_st
                           trace_dir=tmp_path, on_event=events.append)
     assert result.answer.startswith("$9,912 million = rev_2023 46,298 [p. 3] - cogs_2023 36,386 [p. 3]"), result.answer
     assert not llm.replies, "the model wrote the program"
+
+
+def test_of_several_documents_the_statements_are_those_of_the_company_the_question_names(tmp_path, embed_model):
+    """A 10-K's statements beside four pages of a survey whose words the search likes better for a margin's change
+    "in percentage points": the best hit is in the survey, and the company the question names says whose
+    statements the margin is computed from (no model call)."""
+    ws = Workspace(local_settings(tmp_path / "two"), embed_model=embed_model)
+    for pdf, name in ((pages_of(PEW, [4, 5, 10, 19]), "survey.pdf"), (pages_of(BESTBUY, [39, 40, 41, 42]), "bby.pdf")):
+        assert ws.ingest(pdf, name, wait="complete").stage == "complete"
+    question = "How did Best Buy's operating margin change from FY2022 to FY2023, in percentage points?"
+    assert ws.search(question).hits[0].fragment.file == "survey.pdf"
+    result = run_question(ws, ScriptedLLM(replies=[]), question, trace_dir=tmp_path)
+    assert result.skill == "metric" and result.answer.startswith("-1.99% = "), result.answer
+    assert {c["file"] for c in result.citations} == {"bby.pdf"}
 
 
 def test_a_missing_row_is_said_when_no_page_holds_the_answer(bestbuy_statements, tmp_path):

@@ -11,7 +11,7 @@ import numpy as np
 from rag.ingest.colours import document_colours
 from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
-from rag.reader.skills.names import vocabulary
+from rag.reader.skills.names import printed, vocabulary
 from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
 
 
@@ -40,10 +40,15 @@ class SearchedDocuments:
     def tables(self, page: PageRef) -> list[Table]:
         return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
 
-    def frames(self, hits) -> list[StatementFrame]:
-        """The statement frames of the one document searched, or of the document the best hit is in: a
-        metric is one company's."""
-        doc_id = self.docs[0].doc_id if len(self.docs) == 1 else hits[0].fragment.doc_id if hits else None
+    def frames(self, hits, names: list[str] = ()) -> list[StatementFrame]:
+        """The statement frames of one document, a metric being one company's: the one searched; of several,
+        the only one that prints every name the question asks about ("Best Buy's margin" asked over a 10-K and
+        a survey whose words the search likes better), else the one the best hit is in."""
+        if len(self.docs) == 1:
+            return self.store.frames(self.docs[0].doc_id)
+        naming = [d.doc_id for d in self.docs if names and all(
+            printed(n, _words(self.store, d.doc_id, d.version, d.pages)) for n in names)]
+        doc_id = naming[0] if len(naming) == 1 else hits[0].fragment.doc_id if hits else None
         return self.store.frames(doc_id) if doc_id else []
 
     def outline(self, doc_id: str) -> Outline:

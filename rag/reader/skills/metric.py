@@ -136,7 +136,7 @@ class Metric:
     name, reads = "metric", "documents"
 
     async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
-        frames = documents.frames(hits)
+        frames = documents.frames(hits, question.names)
         return await solve(question, frames, call) if applies(question, frames) else None
 
 
