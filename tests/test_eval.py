@@ -11,6 +11,8 @@ from conftest import DEV_QA, PDFS, PEW
 from test_cli import rag
 
 from rag.eval.answers import failure, summarize
+from rag.eval.qa import load_questions
+from rag.eval.report import kinds_table
 from rag.eval.modes import oracle_hits, plain_index, stream_mode
 from rag.trace import load_trace
 
@@ -106,6 +108,23 @@ def test_summary_breaks_accuracy_down_by_source_pages_and_answerability():
     assert s["failures"] == {"retrieval missed the page": 1, "wrong answer": 1}
     assert s["latency_s"]["mean"] == 11.5 and s["latency_s"]["p50"] == 11.5 and s["latency_s"]["p95"] == 13.0
     assert s["retrieval_recall"] == pytest.approx(1 / 3, abs=0.001)
+
+
+def test_a_set_that_names_each_questions_task_is_scored_per_task(tmp_path):
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps([{"doc_id": "a.pdf", "question": "How many?", "v2_task_type": "count"},
+                              {"doc_id": "a.pdf", "question": "Which is larger?", "task": "compare"},
+                              {"doc_id": "a.pdf", "question": "What is it?"}]))
+    assert [q.task for q in load_questions(qa)] == ["count", "compare", None]
+    rows = [row(0, True, ["text"], [2], task="count"), row(1, False, ["table"], [3], task="count"),
+            row(2, True, [], [], unanswerable=True, task="compare")]
+    for r in rows:
+        r["score_mmlongbench"] = float(r["correct"])
+    tasks = summarize(rows)["by_task"]
+    assert tasks["count"]["questions"] == 2 and tasks["count"]["answerable"] == 0.5
+    assert tasks["compare"]["unanswerable"] == 1.0
+    assert "| count | 2 | 50% |" in kinds_table(summarize(rows))
+    assert "by_task" not in summarize([row(0, True, ["text"], [2])])
 
 
 def test_failure_names_where_an_answer_went_wrong():

@@ -117,6 +117,7 @@ def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
         "answer_type": result.answer_type, "program": result.program, "skill": result.skill, "plan": result.plan,
         **({"unit": q.unit, "metric": units.metric_kind(q.question, q.unit)} if q.unit else {}),
+        **({"task": q.task} if q.task else {}),
         "time": time_parts(load_trace(Path(result.trace))),
     }
     return _score(row)
@@ -226,11 +227,11 @@ def _composition(row: dict) -> str:
     return (row.get("plan") or ["one fact"])[0]
 
 
-def by_kind(rows: list[dict], key: str) -> dict:
-    """Per document kind: answerable, unanswerable and overall score, and the latency."""
+def by_kind(rows: list[dict], key: str, field: str = "kind") -> dict:
+    """Per document kind (or per task, `field`): answerable, unanswerable and overall score, and the latency."""
     kinds = defaultdict(list)
     for r in rows:
-        kinds[r.get("kind") or "unknown"].append(r)
+        kinds[r.get(field) or "unknown"].append(r)
     return {kind: {"questions": len(group), "answerable": _rate([r.get(key) for r in group if not r["unanswerable"]]),
                    "unanswerable": _rate([r.get(key) for r in group if r["unanswerable"]]),
                    "overall": _rate([r.get(key) for r in group]),
@@ -300,6 +301,7 @@ def summarize(rows: list[dict]) -> dict:
         "time_parts_mean": {k: round(statistics.mean(r.get("time", {}).get(k, 0) for r in rows), 2)
                             for k in sorted({k for r in rows for k in r.get("time", {})})},
         "by_kind": by_kind(rows, "score_mmlongbench"),
+        **({"by_task": by_kind(rows, "score_mmlongbench", "task")} if any(r.get("task") for r in rows) else {}),
         **({"accuracy_units": _rate([r["score_units"] for r in rows]), "by_metric": by_metric(rows)}
            if any(r.get("unit") for r in rows) else {}),
         "skills": skills(rows, "score_mmlongbench"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from rag.records import Modality
 
@@ -33,6 +33,8 @@ class GoldQuestion(BaseModel):
     unanswerable: bool = False
     doc_type: str = ""
     unit: str | None = Field(None, description="the unit an analyst's metric is asked in (rag/eval/units.py)")
+    task: str | None = Field(None, validation_alias=AliasChoices("task", "v2_task_type"),
+                             description="what the question asks of its pages: lookup, count, compare, derive, …")
 
     @property
     def modalities(self) -> list[Modality]:

@@ -57,11 +57,15 @@ def summary_table(summaries: list[dict], scoring: str = "strict") -> str:
 
 
 def kinds_table(summary: dict) -> str:
-    """Per document kind (MMLongBench scoring), then which skill answered how many questions and how many right."""
-    lines = ["| kind | n | answerable | unanswerable | overall | p50 s |", "|---|---|---|---|---|---|"]
-    for kind, k in summary.get("by_kind", {}).items():
-        lines.append(f"| {kind} | {k['questions']} | {_pct(k['answerable'])} | {_pct(k['unanswerable'])} | "
-                     f"{_pct(k['overall'])} | {k['p50_s']} |")
+    """Per document kind and, where the set names them, per task (MMLongBench scoring); then which skill
+    answered how many questions and how many right."""
+    lines = []
+    for field, title in (("by_kind", "kind"), ("by_task", "task")):
+        if summary.get(field):
+            lines += [*[""] * bool(lines), f"| {title} | n | answerable | unanswerable | overall | p50 s | tokens p50 |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [f"| {kind} | {k['questions']} | {_pct(k['answerable'])} | {_pct(k['unanswerable'])} | "
+                      f"{_pct(k['overall'])} | {k['p50_s']} | {k.get('tokens_p50')} |" for kind, k in summary[field].items()]
     if summary.get("by_metric"):
         lines += ["", "| metric (scored in the unit asked) | n | right | p50 / p95 s | tokens p50 |", "|---|---|---|---|---|"]
         lines += [f"| {kind} | {k['questions']} | {k['right']} | {k['p50_s']} / {k['p95_s']} | {k['tokens_p50']} |"
@@ -131,7 +135,7 @@ def latency_figure(rows: list[dict]) -> go.Figure:
 
 def write_reports(out_dir: Path, summary: dict, rows: list[dict]) -> None:
     md = [f"# Evaluation: {label(summary)}", "", f"Model: {summary.get('model')}; questions: {summary.get('qa')}", "",
-          summary_table([summary]), "", "## By document kind", "", kinds_table(summary), "",
+          summary_table([summary]), "", "## By document kind and task", "", kinds_table(summary), "",
           "## Failures", "", failures_table([summary]), "", "## Questions", "",
           questions_table(rows, out_dir)]
     (out_dir / "report.md").write_text("\n".join(md) + "\n")
