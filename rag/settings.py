@@ -113,6 +113,10 @@ class ReaderSettings(BaseModel):
     budget_s: float = 22.0
     # The model's page-reading speed (prompt tokens a second) until the first read measures it.
     tokens_per_s: float = 80.0
+    # Seconds a person waits for an answer: a page read begun late in a question (after a program that found no
+    # row, or a plan's first part) reads only what the model's measured speed reads in the time left, so a slow
+    # machine reads less of the page rather than answering later (docs/results.md, "No answer slower than …").
+    answer_s: float = 50.0
     # The checks that reject an answer (rag/reader/verify.py CHECKS): only those that stop more wrong
     # answers than they reject right ones on dev and wide (docs/results.md). Every page read records the
     # verdict of all of them.

@@ -305,3 +305,43 @@ def test_a_name_in_another_form_is_printed():
     words = vocabulary("Sales in Canada and Japan rose; the newsletter is out.")
     assert printed("Canadian", words) and printed("Japanese", words)
     assert not printed("Newspaper", words) and not printed("Chinese", words)
+
+
+def test_a_page_begun_late_in_a_question_is_read_as_what_fits_the_time_left(monkeypatch):
+    """PageReader's window with a scripted model (control flow only: it records the page text it is given and
+    finds nothing). Begun at once, the 10-K's income statement is read whole; begun 45 s into a question whose
+    model reads 30 tokens a second, only the page's best lines for the 5 s left, and never fewer than
+    MIN_WINDOW tokens."""
+    from rag import reader as page_reader
+    from rag.models.structured import StructuredReply
+    from rag.reader import MIN_WINDOW, PageReader
+    from rag.settings import ReaderSettings
+
+    text = ingested_page(COSTCO, 36)
+    count = lambda s: len(s.split())
+
+    class Page:
+        def text(self, page):
+            return text
+
+        def tables(self, page):
+            return []
+
+    given = []
+
+    async def model(purpose, messages, reply, max_tokens, page=0):
+        given.append(messages[-1].content)
+        return StructuredReply(value=reply.model_validate({"found": False, "answer": ""}), text="{}")
+
+    monkeypatch.setattr(page_reader.SPEED, "rate", 30.0)
+    question = understand("What was Costco's total revenue in FY2021?")
+    settings = ReaderSettings(answer_s=50.0, checks=[])
+    reader = PageReader(question, settings, Page(), None, count, model, lambda reading: None)
+    assert reader.window(0.0) == settings.page_tokens and reader.window(30.0) == 600
+    assert reader.window(45.0) == reader.window(70.0) == MIN_WINDOW
+    for spent in (0.0, 45.0):
+        monkeypatch.setattr(page_reader.SPEED, "rate", 30.0)  # each read measures the (scripted) model's speed
+        asyncio.run(reader.read(PageRef(doc_id="d", file="c.pdf", page=36, score=1.0), spent=spent))
+    whole, late = given
+    assert count(text) <= settings.page_tokens * 1.5 and text.splitlines()[5] in whole
+    assert count(late) < MIN_WINDOW * 1.3 < count(text) and "Total revenue" in late

@@ -156,7 +156,7 @@ class DocAgent(Workflow):
         if not self.pages.fits(queue[0], time.time() - state.started):
             return self.finish(None, self.pages.out_of_time())
         self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
-        got = await self.pages.read(queue[0])
+        got = await self.pages.read(queue[0], time.time() - state.started)
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -211,7 +211,7 @@ class DocAgent(Workflow):
         while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
                 and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
             self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
-            if (solution := (await pages.read(queue[0])).solution) is not None:
+            if (solution := (await pages.read(queue[0], time.time() - state.started)).solution) is not None:
                 break
         self.parts_read.append(solution)
         if ev.index + 1 < len(self.plan.parts):

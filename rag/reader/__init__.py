@@ -52,6 +52,7 @@ class Speed:
 
 
 SPEED = Speed()
+MIN_WINDOW = 250  # a page's tokens read however late: its title and the lines most like the question
 LOOKUP_PAGES = 6  # pages whose tables a plan's part looks its figure up in: a search's top 6
 
 
@@ -81,10 +82,11 @@ class PageReader:
     def read_keys(self) -> set[tuple[str, int]]:
         return {p.key for p in self.read_pages}
 
-    async def read(self, page: PageRef) -> Read:
-        """The page's best lines read by the first skill that applies, checked, reported to `emit`."""
+    async def read(self, page: PageRef, spent: float = 0.0) -> Read:
+        """The page's best lines read by the first skill that applies, checked, reported to `emit`; `spent`: the
+        question's seconds so far."""
         q, whole = self.question, self._text(page)
-        text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.settings.page_tokens)
+        text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.window(spent))
         view = PageView(ref=page, text=text, whole=whole)
         start, skill = time.time(), self.skills[0]
         by = skill.name
@@ -105,6 +107,13 @@ class PageReader:
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
                               said=got.said, tokens=tokens, t_start=start, t_end=time.time()))
         return got
+
+    def window(self, spent: float) -> int:
+        """How many of a page's tokens the model reads: `page_tokens`, or as many as it reads at its measured
+        speed in the seconds the question has left of `answer_s` (never fewer than MIN_WINDOW)."""
+        left = self.settings.answer_s - spent
+        fits = int(left * (SPEED.rate or self.settings.tokens_per_s))
+        return max(MIN_WINDOW, min(self.settings.page_tokens, fits))
 
     def _by_code(self, page: PageRef, whole: str) -> Solution | None:
         """The cell the question names, or the item its tables rank at the extreme asked."""
