@@ -333,15 +333,26 @@ def test_a_page_begun_late_in_a_question_is_read_as_what_fits_the_time_left(monk
         given.append(messages[-1].content)
         return StructuredReply(value=reply.model_validate({"found": False, "answer": ""}), text="{}")
 
-    monkeypatch.setattr(page_reader.SPEED, "rate", 30.0)
+    monkeypatch.setattr(page_reader, "SPEED", page_reader.Speed())
+    page_reader.SPEED.saw(300, 10.0)  # 30 tokens a second; the scripted model, instant, is no measure of speed
+    monkeypatch.setattr(page_reader.SPEED, "saw", lambda tokens, seconds: None)
     question = understand("What was Costco's total revenue in FY2021?")
     settings = ReaderSettings(answer_s=50.0, checks=[])
     reader = PageReader(question, settings, Page(), None, count, model, lambda reading: None)
     assert reader.window(0.0) == settings.page_tokens and reader.window(30.0) == 600
     assert reader.window(45.0) == reader.window(70.0) == MIN_WINDOW
     for spent in (0.0, 45.0):
-        monkeypatch.setattr(page_reader.SPEED, "rate", 30.0)  # each read measures the (scripted) model's speed
         asyncio.run(reader.read(PageRef(doc_id="d", file="c.pdf", page=36, score=1.0), spent=spent))
     whole, late = given
     assert count(text) <= settings.page_tokens * 1.5 and text.splitlines()[5] in whole
     assert count(late) < MIN_WINDOW * 1.3 < count(text) and "Total revenue" in late
+
+
+def test_the_reading_speed_is_not_taken_from_a_page_read_again_from_memory():
+    from rag.reader import Speed
+
+    speed = Speed()
+    assert speed.rate is None and speed.seconds(600, 80.0) == 7.5
+    for seconds in (20.0, 0.3, 25.0, 0.2, 22.0):  # two pages read again from their kept states
+        speed.saw(1000, seconds)
+    assert speed.rate == 50.0 and speed.seconds(600, 80.0) == 12.0

@@ -10,7 +10,9 @@ missing from the documents.
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import Protocol
@@ -36,16 +38,20 @@ class Pages(Protocol):
 
 
 class Speed:
-    """The model's page-reading speed in this process (prompt tokens a second, the reply included),
-    measured on every page read: the time budget is sized from it."""
+    """The model's page-reading speed in this process (page tokens a second, the reply included): the median of
+    its last reads, so that a page read again from memory, in a fraction of a second, does not pass for the
+    speed of reading one. The time budget and a late page's window are sized from it."""
 
     def __init__(self) -> None:
-        self.rate: float | None = None
+        self.seen: deque[float] = deque(maxlen=7)
+
+    @property
+    def rate(self) -> float | None:
+        return statistics.median(self.seen) if self.seen else None
 
     def saw(self, tokens: int, seconds: float) -> None:
         if tokens > 50 and seconds > 0:
-            rate = tokens / seconds
-            self.rate = rate if self.rate is None else 0.7 * self.rate + 0.3 * rate
+            self.seen.append(tokens / seconds)
 
     def seconds(self, tokens: int, default_rate: float) -> float:
         return tokens / (self.rate or default_rate)
@@ -94,6 +100,7 @@ class PageReader:
             got, by = Read(solution=found, said=found.line), found.skill  # looked up by code: no model call
         elif text.strip():
             got = await skill.solve(q, view, partial(self.call, page=page.page))
+            SPEED.saw(self.count_tokens(text), time.time() - start)
         else:
             got = Read(reason="the page has no text")
         given = got.solution
@@ -101,7 +108,6 @@ class PageReader:
             got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
         tokens = self.count_tokens(text)
-        SPEED.saw(tokens, time.time() - start)
         self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=by,
                               found=got.solution is not None, answer=given.sentence() if given else "",
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
