@@ -272,13 +272,14 @@ def test_of_several_documents_the_statements_are_those_of_the_company_the_questi
 
 
 def test_a_missing_row_is_said_when_no_page_holds_the_answer(bestbuy_statements, tmp_path):
-    reply = program(("staff", "number of employees", "balance sheet"), formula="staff_2023")
+    reply = program(("royalty", "royalty income", "income statement"), formula="royalty_2023")
     nothing = json.dumps({"found": False, "answer": ""})
     events: list = []
     result = run_question(bestbuy_statements, ScriptedLLM(replies=[reply, reply] + [nothing] * 6),
-                 "How many employees did Best Buy have in fiscal 2023?", trace_dir=tmp_path, on_event=events.append)
+                          "What was Best Buy's royalty income in fiscal 2023, in millions?", trace_dir=tmp_path,
+                          on_event=events.append)
     assert any(isinstance(e, PageRead) for e in events), "pages are read after the lookup failed"
-    assert result.answer.startswith("Not in the documents: no row for 'number of employees' in 2023"), result.answer
+    assert result.answer.startswith("Not in the documents: no row for 'royalty income' in 2023"), result.answer
     assert any(isinstance(e, Computation) and e.error for e in events)
 
 
@@ -309,6 +310,15 @@ def test_a_choice_a_segments_table_or_a_share_of_nothing_is_left_to_page_reading
                 "percent?",
                 program(("gp", "gross profit", "income statement"), formula="gp_2021 - gp_2020"), nike)
     assert got.solution is None and "divides nothing" in got.reason
+
+
+def test_a_count_of_things_is_left_to_page_reading_a_count_of_shares_days_or_points_is_not(nike):
+    for things in ("How many retail stores did Nike operate in FY2021?", "How many employees did Nike have in 2021?"):
+        assert not metric.applies(understand(things), nike), things
+    for figure in ("How many shares did Nike repurchase in FY2021?", "How many diluted shares were outstanding in 2021?",
+                   "How many days of inventory did Nike hold in FY2021?",
+                   "By how many percentage points did Nike's gross margin change from FY2020 to FY2021?"):
+        assert metric.applies(understand(figure), nike), figure
 
 
 def test_a_question_naming_one_figure_for_one_year_gets_its_program_from_code(nike):

@@ -94,7 +94,8 @@ def test_a_manual_value_keeps_its_unit(manual):
 def test_a_slide_decks_date_is_read_from_its_slide(deck):
     # The search ranks the deck's title slide first; the date is on the second page found.
     deck.settings.reader.max_pages = 2
-    deck.settings.reader.budget_s = 600.0  # what is read, not how fast: a busy machine must not skip the page
+    # what is read, not how fast: a busy machine must not skip the page, nor read less of it
+    deck.settings.reader.budget_s = deck.settings.reader.answer_s = 600.0
     result, reads = ask(deck, "On what date was the sample Recruiter certification issued?")
     assert "09/20/2014" in result.short_answer, (result.answer, [r.said for r in reads])
     assert result.citations[0]["page"] == 2 and "09/20/2014" in cited_text(deck, result)

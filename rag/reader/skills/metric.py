@@ -58,6 +58,9 @@ _CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fel
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
+# a count of things (stores, employees, warehouses): statements print money, shares and ratios, not those
+_THINGS_COUNTED = re.compile(r"\bhow many\s+(?!(?:[\w-]+\s+){0,2}(?:shares?|times|points?|percent|percentage|"
+                             r"dollars?|millions?|billions?|thousands?|days?)\b)", re.I)
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
 _STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
                               r"financial (?:position|condition))|cash flows? statements?|balance sheets?|"
@@ -142,13 +145,14 @@ class Metric:
 
 def applies(question: Question, frames: list[StatementFrame]) -> bool:
     """A figure of a fiscal year the statements print, asked as a number or by a statement's word (revenue,
-    capex, total assets…); not a choice among things the question names."""
+    capex, total assets…); not a choice among things the question names, nor a count of things."""
     years, kept = {int(y) for y in question.years}, statements(frames)
     printed = {p.year for f in kept for p in f.periods}
     words = f" {normal(question.task or question.text)} "
     named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
         one_figure(question, kept) is not None
-    return bool(years & printed) and not question.options and (question.asked == "number" or named)
+    return bool(years & printed) and not question.options and not _THINGS_COUNTED.search(question.text) and \
+        (question.asked == "number" or named)
 
 
 def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
