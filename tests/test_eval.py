@@ -11,9 +11,9 @@ from conftest import DEV_QA, PDFS, PEW
 from test_cli import rag
 
 from rag.eval.answers import failure, summarize
+from rag.eval.modes import oracle_hits, plain_index, stream_mode
 from rag.eval.qa import load_questions
 from rag.eval.report import kinds_table
-from rag.eval.modes import oracle_hits, plain_index, stream_mode
 from rag.trace import load_trace
 
 

@@ -62,7 +62,8 @@ def kinds_table(summary: dict) -> str:
     lines = []
     for field, title in (("by_kind", "kind"), ("by_task", "task")):
         if summary.get(field):
-            lines += [*[""] * bool(lines), f"| {title} | n | answerable | unanswerable | overall | p50 s | tokens p50 |",
+            lines += [""] if lines else []
+            lines += [f"| {title} | n | answerable | unanswerable | overall | p50 s | tokens p50 |",
                       "|---|---|---|---|---|---|---|"]
             lines += [f"| {kind} | {k['questions']} | {_pct(k['answerable'])} | {_pct(k['unanswerable'])} | "
                       f"{_pct(k['overall'])} | {k['p50_s']} | {k.get('tokens_p50')} |" for kind, k in summary[field].items()]
