@@ -58,7 +58,7 @@ _CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fel
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
-# a count of things (stores, employees, warehouses): statements print money, shares and ratios, not those
+# a count of things (offices, employees, vehicles): statements print money, shares and ratios, not those
 _THINGS_COUNTED = re.compile(r"\bhow many\s+(?!(?:[\w-]+\s+){0,2}(?:shares?|times|points?|percent|percentage|"
                              r"dollars?|millions?|billions?|thousands?|days?)\b)", re.I)
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
