@@ -93,21 +93,20 @@ class PageReader:
         question's seconds so far."""
         q, whole = self.question, self._text(page)
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.window(spent))
-        view = PageView(ref=page, text=text, whole=whole)
+        view, tokens = PageView(ref=page, text=text, whole=whole), self.count_tokens(text)
         start, skill = time.time(), self.skills[0]
         by = skill.name
         if self.settings.cells and (found := self._by_code(page, whole)):
             got, by = Read(solution=found, said=found.line), found.skill  # looked up by code: no model call
         elif text.strip():
             got = await skill.solve(q, view, partial(self.call, page=page.page))
-            SPEED.saw(self.count_tokens(text), time.time() - start)
+            SPEED.saw(tokens, time.time() - start)
         else:
             got = Read(reason="the page has no text")
         given = got.solution
         if given and (enforced := [why for name, why in got.failed.items() if name in self.settings.checks]):
             got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
-        tokens = self.count_tokens(text)
         self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=by,
                               found=got.solution is not None, answer=given.sentence() if given else "",
                               short=given.short() if given else "", checks=got.failed, reason=got.reason,
