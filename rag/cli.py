@@ -158,6 +158,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_colours)
 
+    p = sub.add_parser("printed", help="where a PDF prints a phrase, a web address or an e-mail address, page by page")
+    p.add_argument("file", type=Path)
+    p.add_argument("phrase", nargs="?", help="the words to find (a plural and a hyphen left out are found too)")
+    p.add_argument("--kind", choices=["url", "email"], help="find every web address or e-mail address instead")
+    p.add_argument("--password", help="password of an encrypted PDF (default: $RAG_PDF_PASSWORD)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_printed)
+
     p = sub.add_parser("tables", help="a document's tables as data: its statements (rows by fiscal year, scale, "
                                       "page), its sentences of figures by year, then the tables and chart values "
                                       "read at the complete stage")
@@ -488,6 +496,24 @@ def cmd_colours(args, settings: Settings) -> int:
                 if not args.colour or r.colour == args.colour.lower().replace("gray", "grey")]
     lines = [f"p. {r.page} · {r.colour}{' ground' if r.ground else ''} · {r.text}" for r in runs]
     _emit(args, {"runs": [r.model_dump(mode="json") for r in runs]}, "\n".join(lines) or "no coloured words found")
+    return 0
+
+
+def cmd_printed(args, settings: Settings) -> int:
+    from rag.ingest.pdf import IngestError, open_pdf
+    from rag.reader.occurrences import found, page_texts
+
+    if not (args.phrase or args.kind):
+        raise SystemExit("name a phrase, or --kind url / --kind email")
+    try:
+        doc = open_pdf(_read(args.file) or b"", settings.ingest.max_file_mb,
+                       args.password or os.environ.get("RAG_PDF_PASSWORD"))
+    except IngestError as exc:
+        raise SystemExit(f"cannot read {args.file}: {exc}") from None
+    with doc:
+        pages = found(page_texts(doc, {}), args.kind or args.phrase, bool(args.kind))
+    lines = [f"p. {page} · {len(items)} · {'; '.join(items)}" for page, items in pages.items()]
+    _emit(args, {"pages": {str(p): items for p, items in pages.items()}}, "\n".join(lines) or "printed on no page")
     return 0
 
 

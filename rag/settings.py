@@ -87,13 +87,15 @@ class AgentSettings(BaseModel):
 class ReaderSettings(BaseModel):
     """How the pages found become an answer (rag/reader)."""
 
-    # Skills besides reading a page (rag/reader/skills), in the order they are tried: "outline" counts the
+    # Skills besides reading a page (rag/reader/skills), in the order they are tried: "printed" counts or lists
+    # the times a phrase is printed, the pages that print it, the web and e-mail addresses; "outline" counts the
     # document's pages, figures, tables and appendices; "pictures" says what a photo shows is not read;
     # "colours" lists or counts the words printed in a colour or on a coloured ground;
     # "metric" computes a figure of the statements (a lookup, ratio, change, average) by a program the model
     # writes over lookups code does; "names" says at once that no document prints a name the question asks
-    # about.
-    skills: list[str] = Field(default_factory=lambda: ["outline", "pictures", "colours", "metric", "names"])
+    # about; "count" reads a count of things as printed, else lists the things and counts them by code.
+    skills: list[str] = Field(default_factory=lambda: ["printed", "outline", "pictures", "colours",
+                                                                 "metric", "names", "count"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain and the time budget lasts). One for the embedded 1.5B model: on dev and wide its answers
     # from a second or later page were right once and wrong 18 times, 7 of them to questions the documents do

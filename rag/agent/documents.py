@@ -7,10 +7,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+import pymupdf
 
 from rag.ingest.colours import document_colours
 from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
+from rag.reader.occurrences import page_texts
 from rag.reader.skills.names import printed, vocabulary
 from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
 
@@ -60,6 +62,10 @@ class SearchedDocuments:
     def words(self) -> set[str]:
         return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))
 
+    def printed(self, doc_id: str) -> dict[int, str]:
+        info = next(d for d in self.docs if d.doc_id == doc_id)
+        return _printed(self.store, doc_id, info.version, info.pages)
+
     def outline_text(self) -> str:
         return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
 
@@ -67,6 +73,12 @@ class SearchedDocuments:
 @lru_cache(maxsize=16)
 def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
     return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
+
+
+@lru_cache(maxsize=4)
+def _printed(store, doc_id: str, version: int, pages: int) -> dict[int, str]:
+    with pymupdf.open(store.pdf_path(doc_id)) as doc:
+        return page_texts(doc, store.page_texts(doc_id, list(range(1, pages + 1))))
 
 
 def similarity(embed_model):

@@ -46,6 +46,9 @@ _CHOICES = re.compile(r"\?\s*(?P<opts>[^?]+?\bor\b[^?]+)\?\s*$|\bamong (?:the [^
 _SPLIT_CHOICES = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
 _SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousands|millions|billions)\b", re.I)
 _DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.I)
+# a count of things (offices, examples, people), not an amount: statements print money, shares and ratios
+_COUNTS = re.compile(r"\bhow many\s+(?!(?:[\w-]+\s+){0,2}(?:shares?|times|points?|percent|percentage|dollars?|"
+                     r"millions?|billions?|thousands?|days?)\b)", re.I)
 _STRUCTURE = re.compile(r"\bhow many (pages?|slides?|appendi(?:x|ces)|figures?|charts?|images?|pictures?|diagrams?|"
                         r"tables?)\b", re.I)
 # A capitalised word past a sentence's first, or a word with capitals inside ("LLaVa", "SoC"), names something;
@@ -65,6 +68,27 @@ _IN_INK = re.compile(rf"\b(?:colou?red|written|printed) in {_COLOUR}\b|\bwith {_
                      rf"|\b{_COLOUR} (?:colou?r(?:ed)?|words?|texts?|font|letters?)\b", re.I)
 _SHAPES = re.compile(rf"\b{_COLOUR} (?:bars?|rectangles?|triangles?|circles?|lines?|arrows?|shapes?|squares?|dots?)\b",
                      re.I)
+# what the text layer is searched for, counted or listed by code (rag/reader/occurrences.py)
+_AS_PRINTED = r"(?:the\s+(?:word|words|term|phrase|name|acronym|string)\s+)?(?P<what>.{1,60}?)"
+_TIMES = re.compile(r"\bhow many times (?:does|do|did|is|are|was|were|has|have)\s+" + _AS_PRINTED +
+                    r"\s+(?:been\s+|be\s+)?(?:appear|occur|mention|cite|use|print|written|referenc|repeat|show)\w*\b", re.I)
+_PAGES_ON = re.compile(r"\bon (?:which|what) (?:pages?|slides?) (?:is|are|does|do|did|was|were)\s+(?:there\s+)?"
+                       + _AS_PRINTED + r"\s+(?:printed|mentioned|written|shown|cited|given|listed|appear\w*)\b", re.I)
+_PAGES_WITH = re.compile(r"\b(?:which|what|how many) (?:pages?|slides?)\s+(?:does \w+ |do \w+ )?(?:mention|print|"
+                         r"contain|include|show|cite|refer to|have|has|use)s?\s+" + _AS_PRINTED + r"\s*[?.]?\s*$", re.I)
+_KIND = re.compile(r"\b(?:(?P<url>(?:website |web )?(?:urls?|web ?sites?|web addresses|(?:hyper)?links))|"
+                   r"(?P<email>e-?mails?(?: address(?:es)?| ids?)?))\b", re.I)
+_KIND_ITEMS = re.compile(r"\b(?:how many|list (?:all )?(?:of )?(?:the )?|what are (?:all )?the)\s*(?:\w+\s+){0,2}?"
+                         + _KIND.pattern, re.I)
+
+
+class Printed(BaseModel):
+    """What a question asks code to find in the text layer: a phrase's occurrences, or a kind of item."""
+
+    what: str = Field(description="the phrase as the question writes it, or a kind: url, email")
+    kind: bool = False
+    per: Literal["times", "pages", "items"] = Field(description="what is counted or listed: each time it is "
+                                                                "printed, the pages that print it, or the items")
 
 
 class Question(BaseModel):
@@ -80,9 +104,11 @@ class Question(BaseModel):
     pages: list[int] = Field(default_factory=list, description="pages it names, 1-based; -1 for the last")
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
+    counts: bool = Field(False, description="it counts things (offices, examples, people), not an amount")
     pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
     colour: str | None = Field(None, description="the colour it asks about the words a page prints in")
     on_ground: bool = Field(False, description="that colour is the words' background (a box, a highlight)")
+    printed: Printed | None = Field(None, description="what it counts or lists in the text layer by code")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
@@ -100,11 +126,37 @@ def understand(question: str) -> Question:
         text=question, task=task, asked=asked, options=choices(q), open=bool(_OPEN.search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
-        structural=_singular(structural.group(1).lower()) if structural else None,
+        structural=_singular(structural.group(1).lower()) if structural else None, counts=bool(_COUNTS.search(q)),
         pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
-        on_ground=on_ground, decimals=spelled_number(decimals.group(1)) if decimals else None,
+        on_ground=on_ground, printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
         terms=list(dict.fromkeys(content_words(q))), names=names(task),
     )
+
+
+def printed_asked(question: str) -> Printed | None:
+    """A phrase's times or pages ("how many times does "HIT" appear", "on which pages is Exhibit 4 cited"), or a
+    kind of item counted, listed or paged ("how many URLs …", "which pages print an e-mail address")."""
+    for pattern, per in ((_TIMES, "times"), (_PAGES_ON, "pages"), (_PAGES_WITH, "pages")):
+        if match := pattern.search(question):
+            what = match.group("what").strip()
+            if kind := _KIND.search(what):
+                return Printed(what=kind.lastgroup, kind=True, per=per)
+            if phrase := _phrase(what):
+                return Printed(what=phrase, per=per)
+            return None
+    if kind := _KIND_ITEMS.search(question):
+        return Printed(what=kind.lastgroup, kind=True, per="items")
+    return None
+
+
+def _phrase(what: str) -> str | None:
+    """The words to look for: quoted, or a name (a capital or a digit past its first letter); not a thing
+    described in common words ("the logo"), which a page may show rather than print."""
+    if quoted := re.fullmatch(r"[\"“'‘](.+?)[\"”'’]", what):
+        return quoted.group(1).strip()
+    what = re.sub(r"^(?:the|a|an)\s+", "", what, flags=re.I)
+    named = any(c.isupper() or c.isdigit() for c in what[1:]) or (what[:1].isupper() and len(what.split()) == 1)
+    return what if named and len(what.split()) <= 6 else None
 
 
 def _colour(question: str) -> tuple[str | None, bool]:

@@ -67,6 +67,10 @@ class Documents(Protocol):
         """The stems the documents print (rag/reader/skills/names.py `vocabulary`)."""
         ...
 
+    def printed(self, doc_id: str) -> dict[int, str]:
+        """Per page, the text as printed (rag/reader/occurrences.py `page_texts`)."""
+        ...
+
 
 class DocumentSkill(Protocol):
     """Answers from what the store knows of the searched documents (their outline, their statements) before

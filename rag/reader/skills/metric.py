@@ -58,9 +58,6 @@ _CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fel
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
-# a count of things (offices, employees, vehicles): statements print money, shares and ratios, not those
-_THINGS_COUNTED = re.compile(r"\bhow many\s+(?!(?:[\w-]+\s+){0,2}(?:shares?|times|points?|percent|percentage|"
-                             r"dollars?|millions?|billions?|thousands?|days?)\b)", re.I)
 # a statement the question says to use names no figure ("the statement of cash flows" is not cash)
 _STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
                               r"financial (?:position|condition))|cash flows? statements?|balance sheets?|"
@@ -151,7 +148,7 @@ def applies(question: Question, frames: list[StatementFrame]) -> bool:
     words = f" {normal(question.task or question.text)} "
     named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
         one_figure(question, kept) is not None
-    return bool(years & printed) and not question.options and not _THINGS_COUNTED.search(question.text) and \
+    return bool(years & printed) and not question.options and not question.counts and \
         (question.asked == "number" or named)
 
 
