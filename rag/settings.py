@@ -94,8 +94,8 @@ class ReaderSettings(BaseModel):
     # "metric" computes a figure of the statements (a lookup, ratio, change, average) by a program the model
     # writes over lookups code does; "names" says at once that no document prints a name the question asks
     # about.
-    skills: list[str] = Field(default_factory=lambda: ["printed", "outline", "pictures", "colours",
-                                                                 "metric", "names"])
+    skills: list[str] = Field(default_factory=lambda: ["printed", "outline", "pictures", "colours", "metric",
+                                                       "names"])
     # Pages read per question at most, and how many fail before the ReAct step may search again (while
     # pages remain and the time budget lasts). One for the embedded 1.5B model: on dev and wide its answers
     # from a second or later page were right once and wrong 18 times, 7 of them to questions the documents do
