@@ -289,6 +289,17 @@ def cmd_retry(args, settings: Settings) -> int:
     return 0
 
 
+def _opened(args, settings: Settings):
+    """The PDF `args.file`, opened and checked, or one clear message (not a PDF, encrypted, corrupt, too big)."""
+    from rag.ingest.pdf import IngestError, open_pdf
+
+    try:
+        return open_pdf(_read(args.file) or b"", settings.ingest.max_file_mb,
+                        args.password or os.environ.get("RAG_PDF_PASSWORD"))
+    except IngestError as exc:
+        raise SystemExit(f"cannot read {args.file}: {exc}") from None
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -484,14 +495,8 @@ def cmd_charts(args, settings: Settings) -> int:
 
 def cmd_colours(args, settings: Settings) -> int:
     from rag.ingest.colours import page_colours
-    from rag.ingest.pdf import IngestError, open_pdf
 
-    try:
-        doc = open_pdf(_read(args.file) or b"", settings.ingest.max_file_mb,
-                       args.password or os.environ.get("RAG_PDF_PASSWORD"))
-    except IngestError as exc:
-        raise SystemExit(f"cannot read {args.file}: {exc}") from None
-    with doc:
+    with _opened(args, settings) as doc:
         runs = [r for n, page in enumerate(doc, 1) if not args.page or n in args.page for r in page_colours(page, n).runs
                 if not args.colour or r.colour == args.colour.lower().replace("gray", "grey")]
     lines = [f"p. {r.page} · {r.colour}{' ground' if r.ground else ''} · {r.text}" for r in runs]
@@ -500,17 +505,11 @@ def cmd_colours(args, settings: Settings) -> int:
 
 
 def cmd_printed(args, settings: Settings) -> int:
-    from rag.ingest.pdf import IngestError, open_pdf
     from rag.reader.occurrences import found, page_texts
 
     if not (args.phrase or args.kind):
         raise SystemExit("name a phrase, or --kind url / --kind email")
-    try:
-        doc = open_pdf(_read(args.file) or b"", settings.ingest.max_file_mb,
-                       args.password or os.environ.get("RAG_PDF_PASSWORD"))
-    except IngestError as exc:
-        raise SystemExit(f"cannot read {args.file}: {exc}") from None
-    with doc:
+    with _opened(args, settings) as doc:
         pages = found(page_texts(doc, {}), args.kind or args.phrase, bool(args.kind))
     lines = [f"p. {page} · {len(items)} · {'; '.join(items)}" for page, items in pages.items()]
     _emit(args, {"pages": {str(p): items for p, items in pages.items()}}, "\n".join(lines) or "printed on no page")

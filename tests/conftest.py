@@ -21,6 +21,24 @@ PEW = "PH_2016.06.08_Economy-Final.pdf"
 BESTBUY = "BESTBUY_2023_10K.pdf"
 
 
+def asked_of(workspace: Workspace, logs: Path, pdf: bytes, name: str):
+    """Ingest a PDF made by a test; its questions are then asked of the agent with a scripted LLM that must not
+    be called: code answers them."""
+    from scripted_llm import ScriptedLLM
+
+    from rag.agent.run import run_question
+
+    report = workspace.ingest(pdf, name)
+    assert report.outcome == "ingested", report.error
+
+    def ask(question: str):
+        llm = ScriptedLLM(replies=[])
+        result = run_question(workspace, llm, question, trace_dir=logs)
+        assert not llm.prompts, "code answers: no model call"
+        return result
+    return ask
+
+
 def free_port() -> int:
     """A loopback port nobody listens on, for servers the tests start."""
     with socket.socket() as s:

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from scripted_llm import ScriptedLLM
+from conftest import asked_of
 
-from rag.agent.run import run_question
 from rag.ingest.colours import colour_name, page_colours
 from rag.reader.question import understand
 
@@ -81,15 +80,7 @@ def test_the_colour_asked_about_is_the_ink_or_the_ground():
 
 @pytest.fixture
 def ask(workspace, tmp_path):
-    report = workspace.ingest(coloured_pdf(), "review.pdf")
-    assert report.outcome == "ingested", report.error
-
-    def go(question: str):
-        llm = ScriptedLLM(replies=[])
-        result = run_question(workspace, llm, question, trace_dir=tmp_path / "logs")
-        assert not llm.prompts, "code answers: no model call"
-        return result
-    return go
+    return asked_of(workspace, tmp_path / "logs", coloured_pdf(), "review.pdf")
 
 
 def test_the_words_in_a_colour_are_listed_counted_or_said_to_be_none(ask):

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from scripted_llm import ScriptedLLM
+from conftest import asked_of
 
-from rag.agent.run import run_question
 from rag.reader.occurrences import distinct, found, page_texts, phrase_pattern
 from rag.reader.question import understand
 
@@ -75,15 +74,7 @@ def test_a_slide_decks_acronym_is_found_on_the_slides_that_print_it():
 
 @pytest.fixture
 def ask(workspace, tmp_path):
-    report = workspace.ingest(newsletter_pdf(), "newsletter.pdf")
-    assert report.outcome == "ingested", report.error
-
-    def go(question: str):
-        llm = ScriptedLLM(replies=[])
-        result = run_question(workspace, llm, question, trace_dir=tmp_path / "logs")
-        assert not llm.prompts, "code answers: no model call"
-        return result
-    return go
+    return asked_of(workspace, tmp_path / "logs", newsletter_pdf(), "newsletter.pdf")
 
 
 def test_the_agent_counts_and_lists_what_is_printed_by_code_and_cites_each_page(ask):
