@@ -50,8 +50,8 @@ def test_what_is_to_be_found_as_printed_is_told_from_the_question():
 
 
 def test_a_phrase_is_found_as_printed_in_its_plural_with_or_without_a_hyphen_and_an_acronym_only_in_capitals():
-    assert phrase_pattern("Exhibit P-10").findall("Exhibits P-10 and P-11; exhibit P10; not Exhibit P-100") == \
-        ["Exhibits P-10", "exhibit P10"]
+    assert phrase_pattern("Annex B-7").findall("Annexes B-7 and B-8; annex B7; not Annex B-70") == \
+        ["Annexes B-7", "annex B7"]
     assert phrase_pattern("HIT").findall("HIT Applications, a hit, WHITE, HITs") == ["HIT", "HITs"]
 
 

@@ -25,8 +25,8 @@ def page_texts(doc: pymupdf.Document, stored: dict[int, str]) -> dict[int, str]:
 
 
 def phrase_pattern(phrase: str) -> re.Pattern:
-    """A phrase as printed: any spacing, a word's plural, a hyphen printed or not ("Exhibits P10" for "Exhibit
-    P-10"); an acronym in capitals matches only in capitals."""
+    """A phrase as printed: any spacing, a word's plural, a hyphen printed or not ("Annexes B7" for "Annex
+    B-7"); an acronym in capitals matches only in capitals."""
     words = [re.escape(w).replace(r"\-", r"[-‐–]?") + (r"(?:e?s)?" if w.isalpha() else "") for w in phrase.split()]
     acronym = sum(c.isupper() for c in phrase) >= 2 and not any(c.islower() for c in phrase)
     return re.compile(r"(?<![\w-])" + r"\s+".join(words) + r"(?![\w-]*\w)", 0 if acronym else re.I)

@@ -134,7 +134,7 @@ def understand(question: str) -> Question:
 
 
 def printed_asked(question: str) -> Printed | None:
-    """A phrase's times or pages ("how many times does "HIT" appear", "on which pages is Exhibit 4 cited"), or a
+    """A phrase's times or pages ("how many times does "SLA" appear", "on which pages is Clause 9 cited"), or a
     kind of item counted, listed or paged ("how many URLs …", "which pages print an e-mail address")."""
     for pattern, per in ((_TIMES, "times"), (_PAGES_ON, "pages"), (_PAGES_WITH, "pages")):
         if match := pattern.search(question):
