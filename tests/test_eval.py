@@ -49,6 +49,30 @@ def test_every_mode_yields_the_same_kind_of_run(pew_workspace, tmp_path, monkeyp
         assert route is None or route == [e for e in load_trace(result.trace) if e["kind"] == "hop_end"][0]["event"]["route"]
 
 
+def test_the_oracle_agent_plans_and_every_part_searches_the_gold_pages(pew_workspace, tmp_path):
+    """The whole agent with perfect retrieval (scripted model): the plan's two parts are two hops, each given
+    the gold pages and nothing else, and code composes what the pages gave."""
+    from scripted_llm import ScriptedLLM
+    from test_agent_plan import PARTS, QUESTION
+
+    from rag.agent.run import drain
+
+    def read(prompt: str) -> str:  # each part's share as the gold pages print it: 81% on p. 4, 61% on p. 5
+        page, asked = prompt.split("<page>")[1].split("</page>")[0], prompt.rsplit("Question:", 1)[1]
+        value = "81%" if "Hispanic adults" in asked else "61%"
+        return json.dumps({"found": value in page, "answer": value if value in page else ""})
+
+    gold = [4, 5]
+    llm = ScriptedLLM(replies=[json.dumps({"parts": PARTS}), *[read] * 4])
+    result = drain(stream_mode(pew_workspace, llm, "oracle-agent", QUESTION, [pew_doc(pew_workspace)], tmp_path,
+                               gold_pages=gold), QUESTION, tmp_path)
+    ends = [e["event"] for e in load_trace(result.trace) if e["kind"] == "hop_end"]
+    assert [e["query"] for e in ends] == PARTS and all(e["route"] == ["gold pages"] for e in ends)
+    assert {f["page"] for h in result.hops for f in h.fragments} == set(gold)
+    assert result.plan == ["difference", *PARTS] and result.short_answer == "20", result.answer
+    assert {c["page"] for c in result.citations} == set(gold)
+
+
 def test_a_strategy_of_ones_own_is_the_runs_only_search(pew_workspace, tmp_path):
     """The workflow reads the strategy's record and searches only through the search it hands over (scripted
     model); the trace names the strategy; a mode nobody defined is refused by name."""

@@ -42,7 +42,7 @@ def evaluate_answers(
     questions = [q for q in questions if q.doc_id in doc_ids][:limit]
     if not questions:
         raise ValueError("none of the questions' documents is in the store or in the PDF folder")
-    config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if mode == "agent" else None,
+    config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if mode in ("agent", "oracle-agent") else None,
               "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit}
     rows_path = _prepare(Path(out_dir), config, resume)
     if mode == "text-only":  # build the baseline's index first, so no question's latency pays for it
@@ -158,7 +158,7 @@ def _score(row: dict) -> dict:
 def _retrieval_hit(ws, q: GoldQuestion, doc_id: str, mode: str) -> bool | None:
     """The paper's retrieval-recall: a gold page in the top-6 of the evidence's collection."""
     gold = set(q.evidence_pages_1based)
-    if not gold or q.unanswerable or mode == "oracle":
+    if not gold or q.unanswerable or mode.startswith("oracle"):
         return None
     if mode == "text-only":
         hits = plain_index(ws).search(q.question, [doc_id], k=RETRIEVAL_K)

@@ -7,6 +7,8 @@ with the same reader.
   chunks in one collection, top-10, then the reader. No tables, no figures, no router.
 - `oracle`: the gold evidence pages' text as the store keeps it: what the reader can do when
   retrieval is perfect.
+- `oracle-agent`: the agent (plans, lookups, ReAct steps), every search of it answered by the gold pages:
+  what the whole agent can do when retrieval is perfect.
 
 Every mode yields the same events (hops, reader steps, answer), so traces, the UI and `collect` work
 unchanged, and the reader's evidence budget bounds every mode's context alike.
@@ -66,10 +68,18 @@ class Oracle(SinglePass):
         return GoldPages(workspace, doc_ids, self.gold_pages)
 
 
+class OracleAgent(Oracle):
+    name: str = "oracle-agent"
+    react: bool = True
+
+    def searcher(self, workspace, doc_ids: list[str] | None, pages: list[int]) -> Search:
+        return GoldPagesRanked(workspace, doc_ids, self.gold_pages)
+
+
 def strategy(mode: str, gold_pages: list[int]) -> Strategy:
-    """The strategy of an evaluation mode (the oracle's reads the question's gold pages)."""
+    """The strategy of an evaluation mode (the oracles' searches give the question's gold pages)."""
     strategies = {"agent": AGENT, "single-pass": SinglePass(), "text-only": TextOnly(),
-                  "oracle": Oracle(gold_pages=gold_pages)}
+                  "oracle": Oracle(gold_pages=gold_pages), "oracle-agent": OracleAgent(gold_pages=gold_pages)}
     if mode not in strategies:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     return strategies[mode]
@@ -89,6 +99,19 @@ class GoldPages:
 
     def search(self, query: str, modality: str) -> SearchResult:
         return SearchResult(query=query, route=["gold pages"], hits=oracle_hits(self.ws, self.doc_ids, self.pages))
+
+
+class GoldPagesRanked(GoldPages):
+    """The search's own fragments, only those of the gold pages, ranked by the query, so that each part of a
+    plan reads the gold page that answers it first; a gold page no fragment found follows as its text."""
+
+    def search(self, query: str, modality: str) -> SearchResult:
+        found = self.ws.search(query, modality=modality, doc_ids=self.doc_ids, pages=self.pages)
+        hits = [h for h in found.hits if h.fragment.page in self.pages]
+        seen = {h.fragment.page for h in hits}
+        rest = [h.model_copy(update={"score": 0.0}) for h in oracle_hits(self.ws, self.doc_ids, self.pages)
+                if h.fragment.page not in seen]
+        return SearchResult(query=query, route=["gold pages"], hits=hits + rest)
 
 
 def page_fragment(doc, page_no: int, text: str, n: int = 0) -> Fragment:
