@@ -72,6 +72,11 @@ def test_the_oracle_agent_plans_and_every_part_searches_the_gold_pages(pew_works
     assert result.plan == ["difference", *PARTS] and result.short_answer == "20", result.answer
     assert {c["page"] for c in result.citations} == set(gold)
 
+    one = PARTS[0]  # a question of one fact: the first hop, routed over the gold pages, then its page read
+    result = drain(stream_mode(pew_workspace, ScriptedLLM(replies=[read]), "oracle-agent", one,
+                               [pew_doc(pew_workspace)], tmp_path, gold_pages=gold), one, tmp_path)
+    assert not result.error and result.short_answer == "81" and result.citations[0]["page"] == 4, result.answer
+
 
 def test_a_strategy_of_ones_own_is_the_runs_only_search(pew_workspace, tmp_path):
     """The workflow reads the strategy's record and searches only through the search it hands over (scripted
