@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from rag.agent.run import drain
 from rag.eval import mmlongbench, units
-from rag.eval.modes import MODES, plain_index, stream_mode
+from rag.eval.modes import MODES, plain_index, strategy, stream_mode
 from rag.eval.qa import SOURCE_MODALITY, GoldQuestion, ingest_referenced, load_questions
 from rag.eval.retrieval import RETRIEVAL_K, modality_hits
 from rag.eval.score import numbers, says_not_answerable, score
@@ -42,7 +42,7 @@ def evaluate_answers(
     questions = [q for q in questions if q.doc_id in doc_ids][:limit]
     if not questions:
         raise ValueError("none of the questions' documents is in the store or in the PDF folder")
-    config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if mode in ("agent", "oracle-agent") else None,
+    config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if strategy(mode, []).react else None,
               "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit}
     rows_path = _prepare(Path(out_dir), config, resume)
     if mode == "text-only":  # build the baseline's index first, so no question's latency pays for it

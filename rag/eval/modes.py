@@ -30,7 +30,7 @@ from rag.agent.run import stream_answer
 from rag.agent.strategy import AGENT, Search, Strategy
 from rag.eval import MODES
 from rag.ids import fragment_id
-from rag.records import MODALITIES, Fragment, Hit, SearchResult
+from rag.records import Fragment, Hit, SearchResult
 
 PLAIN_CHUNK_TOKENS = 160  # ten chunks ≈ the token count of the system's own top-10
 
@@ -71,6 +71,7 @@ class Oracle(SinglePass):
 class OracleAgent(Oracle):
     name: str = "oracle-agent"
     react: bool = True
+    first_hop: str = "auto"  # routed, as the agent's own; its search gives only the gold pages
 
     def searcher(self, workspace, doc_ids: list[str] | None, pages: list[int]) -> Search:
         return GoldPagesRanked(workspace, doc_ids, self.gold_pages)
@@ -106,7 +107,6 @@ class GoldPagesRanked(GoldPages):
     plan reads the gold page that answers it first; a gold page no fragment found follows as its text."""
 
     def search(self, query: str, modality: str) -> SearchResult:
-        modality = modality if modality in MODALITIES else "auto"  # the first hop's "oracle" routes
         found = self.ws.search(query, modality=modality, doc_ids=self.doc_ids, pages=self.pages)
         hits = [h for h in found.hits if h.fragment.page in self.pages]
         seen = {h.fragment.page for h in hits}
