@@ -61,7 +61,7 @@ def _close(a: float, b: float) -> bool:
 def match_float(pred: str, gold) -> bool:
     target = float(numbers(str(gold))[0]) if isinstance(gold, str) else float(gold)
     # A share may be written as a fraction or a percentage, but only a side that says "%" is one:
-    # otherwise 139.12 (million) would pass for 13929 as its hundredth.
+    # otherwise 52.75 (million) would pass for 5,275 as its hundredth.
     percent = any("%" in str(x) or "percent" in str(x).lower() for x in (pred, gold))
     candidates = [target, target * 100, target / 100] if percent else [target]
     return any(_close(p, c) for p in numbers(pred) for c in candidates)

@@ -1,6 +1,6 @@
-"""Figures a sentence prints for each of several years, as data: "Advertising expenses were $714.3 million,
-$533.1 million and $404.0 million for the years ended December 31, 2015, 2014 and 2013" is a row, "Advertising
-expenses", of three fiscal years, as a statement's would be. A filing's notes state many figures no statement
+"""Figures a sentence prints for each of several years, as data: "Research costs were $88.2 million, $71.9
+million and $65.0 million for the years ended June 30, 2022, 2021 and 2020" is a row, "Research costs", of three
+fiscal years, as a statement's would be. A filing's notes state many figures no statement
 prints (advertising, rent, stock-based compensation, an effective tax rate) this way.
 
 A sentence is read only when it names as many figures as years, all in one unit (money in a scale, or
@@ -21,7 +21,7 @@ _FY = r"(?:fiscal\s)?(?:19|20)\d\d"
 _YEARS = rf"{_FY}(?:\s?,\s?{_FY})*\s?,?\s(?:and\s){_FY}"
 _CLAUSE = re.compile(r"(?P<subject>[A-Z][^.;:$]{2,200}?)\s(?:was|were|totaled|totalled|amounted to|of|approximated)\s"
                      r"(?:approximately\s)?(?P<rest>\$?\s?\d.*?)(?:\.\s|;|$)")
-# "$714.3 million, $533.1 million and $404.0 million for the years ended December 31, 2015, 2014 and 2013"
+# "$88.2 million, $71.9 million and $65.0 million for the years ended June 30, 2022, 2021 and 2020"
 _LISTS = re.compile(rf"(?P<amounts>{_AMOUNT}(?:\s?,\s?{_AMOUNT})*\s?,?\sand\s{_AMOUNT})"
                     rf"\s(?:for|in|during|at|as of)\b[^.;$%]{{0,50}}?(?P<years>{_YEARS})\b")
 # "$708 million in 2019, $693 million in 2018, and $753 million in 2017", "$8,958 in 2021, compared to $8,861 in 2020"

@@ -317,8 +317,8 @@ def in_unit(result: float, unit: Unit = "ratio", scale: str | None = None, asked
 
 def shown(computed: Computed, unit: Unit = "ratio", asked: str | None = None, decimals: int = 2) -> str:
     """The result and its formula with every input's printed value and page, then what each input is:
-    "24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 282 [p. 69], ppe_2019 253 [p. 69]) · revenue: Total net
-    revenues, 2019; …"."""
+    "13.05 = revenue 4,150 [p. 52] / avg(ppe_2021 301 [p. 51], ppe_2022 335 [p. 51]) · revenue: Net sales,
+    2022; …"."""
     number = in_unit(computed.value, unit, computed.scale, asked, decimals)
     text = f"{number:,.{decimals}f}"
     if unit == "percent":

@@ -6,7 +6,7 @@ its own words) and one formula over a row's name and a fiscal year each ("avg(ni
 rev_2020)"), following the question's definition, else an analyst's (rag/reader/definitions.py).
 Code looks every input up in the document's statement frames (rag/reader/lookup.py), runs the formula
 (rag/reader/program.py), and gives the result in the unit and decimals asked, each input with its page:
-"24.26 = revenue 6,489 [p. 70] / avg(ppe_2018 253 [p. 69], ppe_2019 282 [p. 69]) · …". A program code cannot
+"13.05 = revenue 4,150 [p. 52] / avg(ppe_2021 301 [p. 51], ppe_2022 335 [p. 51]) · …". A program code cannot
 run (it does not parse, names no row or no year, asks a year the question does not name) gets one repair: the
 model's reply and the reason as one more turn, held to the same schema. A row no statement prints gets none.
 
