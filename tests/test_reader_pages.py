@@ -284,17 +284,17 @@ def test_a_document_still_being_read_is_not_judged_by_its_words():
         def words(self):
             return {"latino", "children"}
 
-    ask = understand("What do Latinos in Ontario think?")
+    ask = understand("What do Latinos in New Brunswick think?")
     said = asyncio.run(SKILLS["names"].answer(ask, Docs("complete"), [], None))
-    assert said.final and "“Ontario”" in said.reason and "Latinos" not in said.reason
+    assert said.final and "“New Brunswick”" in said.reason and "Latinos" not in said.reason
     assert asyncio.run(SKILLS["names"].answer(ask, Docs("searchable"), [], None)) is None
 
 
 def test_a_name_is_printed_up_to_one_slip_in_a_long_word():
     from rag.reader.skills.names import printed, vocabulary
 
-    words = vocabulary("Netflix, Inc. streams over a WiFi link; cover the lid. Non-GAAP figures.")
-    assert printed("Netfilx", words) and printed("Wi-Fi", words) and printed("Non-GAAP", words)
+    words = vocabulary("Sorbonne, Inc. streams over a WiFi link; cover the lid. Non-GAAP figures.")
+    assert printed("Sorbone", words) and printed("Wi-Fi", words) and printed("Non-GAAP", words)
     assert not printed("HOVER", words), "a short word has too many neighbours for a slip"
     assert not printed("Apple", words)
 

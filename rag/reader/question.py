@@ -31,7 +31,7 @@ _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format 
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)
 _WHEN = re.compile(r"\b(?:which|what) (?:year|month|date|day)\b", re.I)
 # An answer-format instruction after the question: "… 2021? Answer in USD millions.", "Round your answer to …"
-_FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|anwser|round|express|format)\b"
+_FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|round|express|format)\b"
                      r"(?!\s+(?:the\s+following|this|these)\b)[^.?!]*[.?!]?", re.I)
 _QUANTITY = re.compile(r"\b(how (?:many|much|long|old|far)|by what|(?:percent(?:age)?|proportion|share|number|amount|"
                        r"total|sum|average|mean|ratio|rate|value|price|cost|size|count|score|difference|gap)s?|"
@@ -113,6 +113,8 @@ class Question(BaseModel):
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
                                                                 "words past a sentence's first, acronyms")
+    proper_names: list[str] = Field(default_factory=list, description="names of two words or more, each capitalised "
+                                                                      "and none an acronym: a proper name, no common noun")
 
 
 def understand(question: str) -> Question:
@@ -129,7 +131,7 @@ def understand(question: str) -> Question:
         structural=_singular(structural.group(1).lower()) if structural else None, counts=bool(_COUNTS.search(q)),
         pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
         on_ground=on_ground, printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
-        terms=list(dict.fromkeys(content_words(q))), names=names(task),
+        terms=list(dict.fromkeys(content_words(q))), names=names(task), proper_names=proper_names(task),
     )
 
 
@@ -183,6 +185,18 @@ def names(text: str) -> list[str]:
              if not re.search(r"(^|[.?!:;\"“(]\s*)$", text[:w.start()]) and not (w.group().isupper() and len(w.group()) > 5)
              and (w.group()[0].isupper() or any(c.isupper() for c in w.group()[1:]))]
     return list(dict.fromkeys(w for w in found if w.lower() not in _NOT_NAMES and len(w) > 1))
+
+
+def proper_names(text: str) -> list[str]:
+    """Two or more capitalised words in a row past a sentence's first, none an acronym ("Lake Placid Rowing
+    Club"): one capitalised word may be a common noun set in capitals ("the Email field"), an acronym a term
+    the documents spell out."""
+    found = names(text)
+    if re.search(r"\S\s+(?:The|Of|In|On|And|Is|Are|For|To|A|An)\s", text):  # title case: case tells nothing
+        return []
+    runs = re.findall(r"(?<![.?!:;\"“(]\s)(?<!^)\b((?:[A-Z][a-z][\w'’-]*\s+){1,4}[A-Z][a-z][\w'’-]*)", text)
+    runs = [run.strip("'’-").removesuffix("'s").removesuffix("’s") for run in runs]
+    return [run for run in runs if all(w.strip("'’-").removesuffix("'s").removesuffix("’s") in found for w in run.split())]
 
 
 def asked_type(question: str) -> Asked:

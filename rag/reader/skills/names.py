@@ -1,8 +1,10 @@
-"""A question about a name that no searched document prints ("the bankers of Apple Inc." asked of an Indian
-tobacco company's report) is not theirs to answer: said at once, no page read.
+"""A question about a proper name that no searched document prints ("the founders of Lake Placid Rowing Club" asked
+of a bank's annual report) is not theirs to answer: said at once, no page read. Only a name of two capitalised
+words or more is judged (rag/reader/question.py `proper_names`): one capitalised word may be a common noun, an
+acronym a term the documents spell out, and neither is a reason to refuse.
 
 A name is printed when the documents hold each of its words in one of its forms ("Canadian" where "Canada" is
-printed), one slip allowed in a long word (an OCR'd or misspelt "Netfilx" is Netflix). Documents still being read
+printed), one slip allowed in a long word (an OCR'd or misspelt "Sorbonne" written "Sorbone"). Documents still being read
 (OCR, tables) are not judged: their words are not all known yet.
 """
 
@@ -28,10 +30,10 @@ class Names:
     name, reads = "names", "documents"
 
     async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
-        if not question.names or not documents.docs or any(d.stage != "complete" for d in documents.docs):
+        if not question.proper_names or not documents.docs or any(d.stage != "complete" for d in documents.docs):
             return None
         words = documents.words()
-        if missing := [n for n in question.names if not printed(n, words)]:
+        if missing := [n for n in question.proper_names if not printed(n, words)]:
             return Read(reason=f"no document searched mentions {', '.join(f'“{n}”' for n in missing)}", final=True)
         return None
 
