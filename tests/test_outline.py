@@ -7,7 +7,7 @@ import pytest
 from conftest import PDFS, local_settings, pdf_bytes
 
 from rag.outline import detect_headings, outline
-from rag.reader.skills.outline import counting_program
+from rag.reader.skills.outline import counting_program, numbered
 from rag.reader.program import run_program
 from rag.reader.question import understand
 from rag.workspace import Workspace
@@ -53,13 +53,29 @@ def test_each_page_lists_its_tables_and_figures(plan):
 ])
 def test_counts_the_outline_answers_are_programs(plan, question, count):
     _, doc = plan
-    program = counting_program(understand(question), doc)
+    program = counting_program(understand(question), doc, {})
     assert program and run_program(program) == count
 
 
-def test_figures_on_a_range_of_pages_are_counted(plan):
+def printed(name: str) -> dict[int, str]:
+    with pymupdf.open(PDFS / name) as pdf:
+        return {n: page.get_text() for n, page in enumerate(pdf, 1)}
+
+
+def test_figures_and_tables_are_counted_by_their_numbered_captions(plan):
     _, doc = plan
-    program = counting_program(understand("How many figures are on pages 2-4?"), doc)
-    expected = sum(len(c.figures) for c in doc.contents if 2 <= c.page <= 4)
-    assert run_program(program) == expected
-    assert counting_program(understand("How many people are in the picture?"), doc) is None
+    paper = printed("2023.acl-long.386.pdf")  # captions "Figure 1:" … "Figure 8:", "Table 1:" … "Table 3:"
+    assert run_program(counting_program(understand("How many figures does the paper have?"), doc, paper)) == 8
+    assert run_program(counting_program(understand("How many tables are there?"), doc, paper)) == 3
+    on_pages = counting_program(understand("How many tables are on pages 1-7?"), doc, paper)
+    assert run_program(on_pages) == 1
+    # a document that numbers none of its pictures: its pages are read, no count of the images found
+    assert counting_program(understand("How many figures are on pages 2-4?"), doc, printed(STRATEGIC_PLAN)) is None
+    assert counting_program(understand("How many people are in the picture?"), doc, paper) is None
+
+
+def test_captions_with_a_gap_in_their_numbers_are_not_counted():
+    pages = {1: "Figure 1: Sales by region\nbody text", 2: "Figure 2. Costs\n", 3: "Figure 4: Staff\n"}
+    assert numbered(pages, "figures") == []
+    pages[3] = "as shown in\nFigure 3: Staff\n"
+    assert [label for _, label in numbered(pages, "figures")] == ["Figure 1", "Figure 2", "Figure 3"]
