@@ -243,6 +243,15 @@ def test_a_date_is_shown_and_scored_whole():
     assert Solution(skill="read_page", asked="number", value="09/20/2014").short() == "09/20/2014"
 
 
+def test_a_date_is_scored_in_the_form_the_question_spells_out():
+    asked = understand("When did the lease start? Give it as YYYY-MM-DD.")
+    assert asked.date_form == "%Y-%m-%d"
+    assert valued("11/03/2019", "Lease start 11/03/2019", asked) == ("2019-11-03 (11/03/2019)", "2019-11-03")
+    assert valued("March 8, 2021", "", understand("When, in DD/MM/YYYY, was it built?"))[1] == "08/03/2021"
+    assert understand("When did the lease start?").date_form is None, "no form spelled out: the date as printed"
+    assert valued("before the audit", "", asked) == ("before the audit", ""), "no date: as given"
+
+
 def test_the_answer_a_person_reads_and_the_short_one_scored():
     page = PageRef(doc_id="d", file="f.pdf", page=40)
     value = Solution(skill="read_page", asked="number", value="$9,912 million", pages=[page])

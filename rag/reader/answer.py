@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Literal
 
+from dateutil.parser import parse as parse_date
 from pydantic import BaseModel, Field
 
 from rag.reader.pages import PageRef
@@ -89,7 +91,10 @@ class Solution(BaseModel):
 
 def valued(printed: str, page: str, question: Question) -> tuple[str, str]:
     """A value as shown and as scored: the number as printed with the unit after it on the page, or the
-    currency and scale the page states for its figures; converted by code to the scale asked."""
+    currency and scale the page states for its figures; converted by code to the scale asked; a date in the
+    form asked."""
+    if question.date_form and (date := dated(printed, question.date_form)):
+        return (printed if date == printed else f"{date} ({printed})"), date
     match = NUMBER.search(printed)
     if not match or len(numbers(printed)) > 1:  # a date or a range stays whole
         return printed, ""
@@ -116,6 +121,14 @@ def valued(printed: str, page: str, question: Question) -> tuple[str, str]:
     if question.decimals is not None:
         return shown, f"{value:.{question.decimals}f}"
     return shown, plain_number(value)
+
+
+def dated(printed: str, form: str) -> str | None:
+    """A printed date in the form asked ("01/05/2022" as "%Y-%m-%d" → "2022-01-05"), or None if it is none."""
+    try:
+        return parse_date(printed, default=datetime(1900, 1, 1)).strftime(form)
+    except (ValueError, OverflowError):
+        return None
 
 
 def _grouped(value: float, decimals: int | None) -> str:

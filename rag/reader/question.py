@@ -45,6 +45,9 @@ _CHOICES = re.compile(r"\?\s*(?P<opts>[^?]+?\bor\b[^?]+)\?\s*$|\bamong (?:the [^
                       r"(?P<among>[^:?]+?,[^:?]+?\b(?:and|or)\b[^:?,]+?),\s*(?:which|what|who)\b", re.I)
 _SPLIT_CHOICES = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
 _SCALE = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|dollars?|eur|euros?)\s+)?(thousands|millions|billions)\b", re.I)
+# a date's form spelled out: "YYYY-MM-DD", "in DD/MM/YYYY format", "as Month DD, YYYY"
+_DATE_FORM = re.compile(r"\b(?:YYYY|YY|MM|DD|Month|Day|Year)(?:[-/., ]{1,2}(?:YYYY|YY|MM|DD|Month|Day|Year)){1,2}\b")
+_DATE_PARTS = {"YYYY": "%Y", "YY": "%y", "MM": "%m", "DD": "%d", "Month": "%B", "Day": "%d", "Year": "%Y"}
 _DECIMALS = re.compile(r"\b(\d|one|two|three|four)\s+decimal", re.I)
 # a count of things (offices, examples, people), not an amount: statements print money, shares and ratios
 _COUNTS = re.compile(r"\bhow many\s+(?!(?:[\w-]+\s+){0,2}(?:shares?|times|points?|percent|percentage|dollars?|"
@@ -110,6 +113,7 @@ class Question(BaseModel):
     on_ground: bool = Field(False, description="that colour is the words' background (a box, a highlight)")
     printed: Printed | None = Field(None, description="what it counts or lists in the text layer by code")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
+    date_form: str | None = Field(None, description="the form a date is asked in, for strftime: '%Y-%m-%d'")
     terms: list[str] = Field(default_factory=list, description="its content words, stemmed")
     names: list[str] = Field(default_factory=list, description="the names it asks about, as written: capitalised "
                                                                 "words past a sentence's first, acronyms")
@@ -131,6 +135,7 @@ def understand(question: str) -> Question:
         structural=_singular(structural.group(1).lower()) if structural else None, counts=bool(_COUNTS.search(q)),
         pictures=bool(_PICTURES.search(q) or _SHAPES.search(q) or black_ink), colour=None if black_ink else colour,
         on_ground=on_ground, printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
+        date_form=date_form(q),
         terms=list(dict.fromkeys(content_words(q))), names=names(task), proper_names=proper_names(task),
     )
 
@@ -185,6 +190,12 @@ def names(text: str) -> list[str]:
              if not re.search(r"(^|[.?!:;\"“(]\s*)$", text[:w.start()]) and not (w.group().isupper() and len(w.group()) > 5)
              and (w.group()[0].isupper() or any(c.isupper() for c in w.group()[1:]))]
     return list(dict.fromkeys(w for w in found if w.lower() not in _NOT_NAMES and len(w) > 1))
+
+
+def date_form(question: str) -> str | None:
+    """The strftime form of a date the question spells out ("YYYY-MM-DD" → "%Y-%m-%d")."""
+    found = _DATE_FORM.search(question)
+    return re.sub(r"YYYY|YY|MM|DD|Month|Day|Year", lambda m: _DATE_PARTS[m.group()], found.group()) if found else None
 
 
 def proper_names(text: str) -> list[str]:

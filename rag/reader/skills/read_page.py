@@ -77,7 +77,8 @@ class ReadPage:
         failed = verdicts(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years, text)
         if "empty" in failed:
             return Read(said=said, reason=failed["empty"])
-        shown, short = valued(value, view.whole, question) if asked in ("number", "text") and _a_value(value) else (value, "")
+        as_value = asked in ("number", "text") and (_a_value(value) or question.date_form)
+        shown, short = valued(value, view.whole, question) if as_value else (value, "")
         return Read(said=said, failed=failed, solution=Solution(skill=self.name, asked=asked, value=shown,
                                                                 short_value=short, line=value, pages=[view.ref]))
 
