@@ -106,7 +106,7 @@ def test_the_react_step_may_ask_for_a_page(run):
 def test_what_a_picture_shows_is_not_guessed(run):
     result, events, llm = run([], question="How many people appear in the pictures on pages 3 and 4?")
     assert result.short_answer == "Not answerable" and "pictures show cannot be read" in result.answer
-    assert not reads(events) and not llm.prompts
+    assert not reads(events) and not llm.prompts and result.skill == "pictures", "the refusal names its path"
 
 
 def test_a_name_no_document_prints_is_answered_at_once(run):

@@ -179,7 +179,7 @@ class DocAgent(Workflow):
                 continue
             if got.solution or got.final:
                 self.pages = self.pages or self.reader(state.question)
-                return self.finish(got.solution, got.reason)
+                return self.finish(got.solution, got.reason, refused_by=skill.name)
             self.stream.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
             self.before = got.reason
         return None
@@ -219,11 +219,13 @@ class DocAgent(Workflow):
         state.stop_reason = "planned"
         return self.finish(compose(state.question, self.plan, self.parts_read))
 
-    def finish(self, solution: Solution | None, reason: str = "") -> StopEvent:
-        """The run's answer from what the pages gave: a solution with its pages, or "not in the documents"."""
+    def finish(self, solution: Solution | None, reason: str = "", refused_by: str = "none") -> StopEvent:
+        """The run's answer from what the pages gave: a solution with its pages, or "not in the documents" (said
+        by `refused_by`, a skill that knows the documents cannot answer, or by the pages read: "none")."""
         if solution is None:
             answer, short = self.pages.nothing_found(reason)
-            self.result = Answer(answer=answer, short_answer=short, answer_type=self.state.question.asked, skill="none")
+            self.result = Answer(answer=answer, short_answer=short, answer_type=self.state.question.asked,
+                                 skill=refused_by)
         else:
             if solution.program:
                 self.stream.emit(Computation(run_id=self.state.run_id, hop=self.state.hops,
