@@ -301,68 +301,97 @@ def _step(warn: Warn, what: str, default, fn, *args, **kwargs):
         return default
 
 
+class _PageWords(NamedTuple):
+    """A page's words: its blocks and, when OCR read it, the lines OCR found (also as boxes) and its scans."""
+
+    blocks: list[tuple[BBox, str]]
+    found: list | None
+    lines: list[Line] | None
+    scans: list[BBox]
+
+
 def _parse_page(
     page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings, read_with_ocr: bool
 ) -> tuple[list[Fragment], list[Table]]:
+    """One page read step by step: its fragments (text, table rows, chart values, figures) and its tables."""
     doc_id, file, seconds = parsed.doc_id, parsed.file, parsed.timings
     warn = _warner(parsed, page_no)
-    lines: list[Line] | None = None
-    scans: list[BBox] = []
-    found: list | None = None
-    if read_with_ocr:
-        with timed(seconds, "ocr"):
-            found = _read_with_ocr(page, settings.ocr_dpi)
-        parsed.ocr_pages.append(page_no)
-        blocks = ocr.group_blocks(found)
-        lines = boxed_lines((line.box, line.text, line.height) for line in found)
-        scans = ocr.page_images(page)
-    else:
-        with timed(seconds, "parse"):
-            blocks = page_blocks(page)
-    if not blocks:
-        parsed.empty_pages.append(page_no)
-    parsed.page_labels[page_no] = printed_page_number(page)
-    with timed(seconds, "tables"):
-        table_frags, tables = _step(warn, "table extraction", ([], []), find_page_tables, page, doc_id, file)
-    rows_numbered = len(table_frags)
-    if settings.charts:  # a bar chart PyMuPDF also took for a table is read as a chart
-        with timed(seconds, "charts"):
-            table_frags, tables = _step(warn, "chart detection in tables", (table_frags, tables),
-                                        drop_charted_tables, page, table_frags, tables, warn)
+    words = _page_words(page, page_no, parsed, settings, read_with_ocr)
+    table_frags, tables, rows_numbered = _ruled_tables(page, parsed, settings, warn)
     areas = [t.bbox for t in tables]
     # Searched as the text layer has it: header words repeated on every row would skew BM25.
-    parsed.search_texts[page_no] = "\n".join(text for _, text in blocks)
-    chart_seconds: dict[str, float] = {}
-    read_image = _chart_reader(page, settings, chart_seconds, warn) if settings.ocr == "auto" else None
-    with timed(seconds, "figures"):
-        figure_frags = _step(
-            warn, "figure detection", [], find_page_figures, page, blocks, doc_id, file,
-            exclude=areas + scans, window=settings.caption_window, max_chars=settings.caption_max_chars,
-            lines=lines, chart_text=settings.chart_text, read_image=read_image,
-        )
-    _count_ocr_apart(seconds, "figures", chart_seconds)
-    figure_areas = [f.bbox for f in figure_frags]
-    if scans and settings.charts:  # the page's picture may be a chart: a slide, a scanned chart
-        figure_frags += _step(warn, "chart detection in the page's picture", [], scan_figures,
-                              page, scans, blocks, lines, len(figure_frags), doc_id, file)
-        read_image = _lines_in(lines)
-    chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds, warn)
-    figure_frags = keep_charted(figure_frags)
-    _count_ocr_apart(seconds, "charts", chart_seconds)
+    parsed.search_texts[page_no] = "\n".join(text for _, text in words.blocks)
+    figure_frags, figure_areas, chart_frags, charts = _figures_and_charts(
+        page, words, parsed, settings, areas, rows_numbered, warn)
     with timed(seconds, "tables"):
         grid_frags, grids = _step(warn, "tables without rules", ([], []), grid_tables,
-                                  _pieces(page, found), areas + figure_areas,
+                                  _pieces(page, words.found), areas + figure_areas,
                                   page_no, doc_id, file, len(tables), rows_numbered + len(chart_frags))
     table_frags, tables = table_frags + grid_frags, tables + grids
     shown = [c for c in charts if not c.chart.ambiguous]
-    parsed.page_texts[page_no] = page_text(blocks, tables, shown) if read_with_ocr else page_text(blocks, tables + shown)
-    tables = tables + charts
+    parsed.page_texts[page_no] = (page_text(words.blocks, tables, shown) if read_with_ocr
+                                  else page_text(words.blocks, tables + shown))
     with timed(seconds, "parse"):
         text_frags = text_fragments(
-            blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas,
+            words.blocks, page_no, doc_id, file, settings.min_block_chars, settings.max_block_chars, areas,
             source="ocr" if read_with_ocr else None,
         )
-    return text_frags + table_frags + chart_frags + figure_frags, tables
+    return text_frags + table_frags + chart_frags + figure_frags, tables + charts
+
+
+def _page_words(page: pymupdf.Page, page_no: int, parsed: ParsedDocument, settings: IngestSettings,
+                read_with_ocr: bool) -> _PageWords:
+    """The page's words, from OCR or its text layer; an empty page and the page's printed number noted."""
+    if read_with_ocr:
+        with timed(parsed.timings, "ocr"):
+            found = _read_with_ocr(page, settings.ocr_dpi)
+        parsed.ocr_pages.append(page_no)
+        words = _PageWords(ocr.group_blocks(found), found,
+                           boxed_lines((line.box, line.text, line.height) for line in found), ocr.page_images(page))
+    else:
+        with timed(parsed.timings, "parse"):
+            words = _PageWords(page_blocks(page), None, None, [])
+    if not words.blocks:
+        parsed.empty_pages.append(page_no)
+    parsed.page_labels[page_no] = printed_page_number(page)
+    return words
+
+
+def _ruled_tables(page: pymupdf.Page, parsed: ParsedDocument, settings: IngestSettings,
+                  warn: Warn) -> tuple[list[Fragment], list[Table], int]:
+    """The page's ruled tables, less those that are bar charts, and how many rows they numbered."""
+    with timed(parsed.timings, "tables"):
+        frags, tables = _step(warn, "table extraction", ([], []), find_page_tables, page, parsed.doc_id, parsed.file)
+    rows_numbered = len(frags)
+    if settings.charts:  # a bar chart PyMuPDF also took for a table is read as a chart
+        with timed(parsed.timings, "charts"):
+            frags, tables = _step(warn, "chart detection in tables", (frags, tables),
+                                  drop_charted_tables, page, frags, tables, warn)
+    return frags, tables, rows_numbered
+
+
+def _figures_and_charts(page: pymupdf.Page, words: _PageWords, parsed: ParsedDocument, settings: IngestSettings,
+                        areas: list[BBox], rows_numbered: int, warn: Warn):
+    """The page's figures, the areas of those its layout holds (a scan's charts join them after), and the
+    charts read off the figures: their fragments and tables."""
+    seconds, chart_seconds = parsed.timings, {}
+    read_image = _chart_reader(page, settings, chart_seconds, warn) if settings.ocr == "auto" else None
+    with timed(seconds, "figures"):
+        figure_frags = _step(
+            warn, "figure detection", [], find_page_figures, page, words.blocks, parsed.doc_id, parsed.file,
+            exclude=areas + words.scans, window=settings.caption_window, max_chars=settings.caption_max_chars,
+            lines=words.lines, chart_text=settings.chart_text, read_image=read_image,
+        )
+    _count_ocr_apart(seconds, "figures", chart_seconds)
+    figure_areas = [f.bbox for f in figure_frags]
+    if words.scans and settings.charts:  # the page's picture may be a chart: a slide, a scanned chart
+        figure_frags += _step(warn, "chart detection in the page's picture", [], scan_figures, page, words.scans,
+                              words.blocks, words.lines, len(figure_frags), parsed.doc_id, parsed.file)
+        read_image = _lines_in(words.lines)
+    chart_frags, charts = _page_charts(page, figure_frags, rows_numbered, settings, read_image, seconds, warn)
+    figure_frags = keep_charted(figure_frags)
+    _count_ocr_apart(seconds, "charts", chart_seconds)
+    return figure_frags, figure_areas, chart_frags, charts
 
 
 def _pieces(page: pymupdf.Page, ocr_lines: list | None) -> list:
