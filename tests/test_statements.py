@@ -1,4 +1,4 @@
-"""Statements read off a 10-K's text layer as frames (rag/ingest/statements.py): four filings of different
+"""Statements read off a 10-K's text layer as frames (rag/ingest/statements/): four filings of different
 layouts checked against rows, periods and scales written by hand from the printed pages; the frames kept
 with the document in the store, removed with it, and read from the PDF for a document stored before."""
 

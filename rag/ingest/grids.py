@@ -1,6 +1,6 @@
 """Tables without rules, read from where their words sit: a results table of a paper, a brochure's price
 list, a slide's table read by OCR. PyMuPDF's find_tables needs rules or bands between rows; here columns are
-the x-ranges that the text of aligned lines keeps apart, rows are baselines, as rag/ingest/statements.py reads
+the x-ranges that the text of aligned lines keeps apart, rows are baselines, as rag/ingest/statements/ reads
 statements.
 
 The input is a page's pieces of text with their boxes: the text layer's words, or the OCR's lines (each a run
