@@ -15,12 +15,12 @@ FLOORS = [  # lowest first; a module may import its own floor or any below
     ("rag.records", "rag.ids", "rag.settings", "rag.timing", "rag.control", "rag.pipeline.progress",
      "rag.trace", "rag.prompts", "rag.guard", "rag.models", "rag.embed", "rag.text", "rag.pipeline.priority"),
     ("rag.ingest",),
-    ("rag.store", "rag.sparse", "rag.pipeline.stages"),
+    ("rag.store", "rag.sparse", "rag.pipeline"),
     ("rag.retrieve", "rag.outline"),
     ("rag.reader",),
     ("rag.agent",),
     ("rag.workspace",),
-    ("rag.ui", "rag.pipeline.worker", "rag.pipeline", "rag.cli", "rag.bench", "rag.eval", "rag.__main__", "app_pages", "streamlit_app"),
+    ("rag.ui", "rag.cli", "rag.bench", "rag.eval", "rag.__main__", "app_pages", "streamlit_app"),
 ]
 
 

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 from huey import RedisHuey, SqliteHuey
 from huey.consumer import Consumer, ConsumerStopped
@@ -34,11 +35,26 @@ from rag.pipeline.priority import give_way
 from rag.pipeline.stages import DocumentGone, Interrupted
 from rag.records import IngestReport
 from rag.settings import Settings
+from rag.store import Store
 from rag.trace import redact
-from rag.workspace import Workspace
 
 _LOG = logging.getLogger("rag.pipeline.worker")
-_HOSTED: dict[str, Workspace] = {}  # store → the workspace of the process hosting a worker for it
+
+
+class Library(Protocol):
+    """What a worker reads documents with: a store, its settings, a view with other settings, and the
+    reading itself. The process hosting a worker hands it one (a rag.workspace.Workspace): the worker sits
+    below the workspace and imports none."""
+
+    settings: Settings
+    store: Store
+
+    def with_settings(self, settings: Settings) -> Library: ...
+
+    def enrich(self, doc_id: str, progress=None, give_way=None): ...
+
+
+_HOSTED: dict[str, Library] = {}  # store → the library of the process hosting a worker for it
 _QUEUES: dict[str, tuple] = {}
 _STOPPING = threading.Event()  # this process is ending: its workers stop between two steps
 
@@ -62,7 +78,7 @@ def queue_rest(settings: Settings, report: IngestReport) -> bool:
     return True
 
 
-def resume(ws: Workspace) -> list[str]:
+def resume(ws: Library) -> list[str]:
     """Queue every document whose enrichment stopped midway (a killed worker); failed ones wait for a retry."""
     left = [d.doc_id for d in ws.store.unfinished() if not _locked(ws.settings, d.doc_id)]
     for doc_id in left:
@@ -70,7 +86,7 @@ def resume(ws: Workspace) -> list[str]:
     return left
 
 
-def retry(ws: Workspace, doc_id: str) -> None:
+def retry(ws: Library, doc_id: str) -> None:
     ws.store.update(doc_id, error=None)
     enqueue(ws.settings, doc_id)
 
@@ -78,7 +94,7 @@ def retry(ws: Workspace, doc_id: str) -> None:
 class Worker:
     """A Huey consumer in this process: threads that read one document each at a time."""
 
-    def __init__(self, ws: Workspace, threads: int = 1) -> None:
+    def __init__(self, ws: Library, threads: int = 1) -> None:
         self.ws = ws
         self.huey, _ = _queue(ws.settings)
         self.consumer = _Consumer(self.huey, workers=threads, periodic=False, max_delay=1.0, shutdown_timeout=60)
@@ -118,7 +134,7 @@ class Worker:
         self.busy += {"executing": 1, "complete": -1, "error": -1, "interrupted": -1}.get(signal, 0)
 
 
-def host(ws: Workspace) -> Worker | None:
+def host(ws: Library) -> Worker | None:
     """Host a worker for this workspace's store in the background, unless another process on this
     machine hosts one for an embedded store already."""
     if not claim_store(ws.settings):
@@ -165,7 +181,7 @@ _SHIPPED = {"data_dir", "chroma_host", "chroma_port", "embed_provider", "openai_
 def _enrich(shipped: str, doc_id: str) -> None:
     sent = Settings.model_validate_json(shipped)
     settings = Settings.from_env().model_copy(update={name: getattr(sent, name) for name in _SHIPPED})
-    ws = _HOSTED.get(store_key(settings)) or _workspace(settings)
+    ws = _library(settings)
     ws = ws.with_settings(ws.settings.model_copy(update={"ingest": settings.ingest}))
     with _document_lock(settings, doc_id) as mine:
         info = ws.store.get(doc_id) if mine else None
@@ -189,14 +205,18 @@ def _give_way(data_dir: Path) -> None:
     give_way(data_dir)
 
 
-_WORKSPACES: dict[str, Workspace] = {}
+_OPENED: dict[str, Library] = {}  # store → a library opened here for a task of a store no worker here hosts
 
 
-def _workspace(settings: Settings) -> Workspace:
+def _library(settings: Settings) -> Library:
+    """The task's store's library: the hosted one, else one opened once, of the hosted one's kind."""
     key = store_key(settings)
-    if key not in _WORKSPACES:
-        _WORKSPACES[key] = Workspace(settings)
-    return _WORKSPACES[key]
+    if key in _HOSTED:
+        return _HOSTED[key]
+    if key not in _OPENED:
+        hosted = next(iter(_HOSTED.values()))
+        _OPENED[key] = type(hosted)(settings)
+    return _OPENED[key]
 
 
 def _queue(settings: Settings):
