@@ -92,10 +92,10 @@ METRIC_EXAMPLES = [
      "end of FY2021 and FY2022.",
      _program("sales_2022 / avg(receivable_2021, receivable_2022)", ("sales", "net sales", "income statement"),
               ("receivable", "accounts receivable", "balance sheet"))),
-    ("What is the FY2018 - FY2020 3 year average operating margin, as a %? Operating margin is operating income / "
-     "revenue.",
-     _program("avg(oi_2018 / rev_2018, oi_2019 / rev_2019, oi_2020 / rev_2020)",
-              ("oi", "operating income", "income statement"), ("rev", "revenue", "income statement"))),
+    ("Over fiscal 2021 through fiscal 2023, what was the mean net margin in percent, taking net margin as net "
+     "earnings divided by total sales?",
+     _program("avg(ne_2021 / sales_2021, ne_2022 / sales_2022, ne_2023 / sales_2023)",
+              ("ne", "net earnings", "income statement"), ("sales", "total sales", "income statement"))),
 ]
 
 METRIC_REPAIR = """\

@@ -353,7 +353,7 @@ def test_a_metric_the_question_leaves_undefined_gets_an_analysts_definition():
     given = understand("What is Block's FY2016 working capital ratio? Define working capital ratio as total current "
                        "assets / total current liabilities.")
     assert metric.with_definitions(given) == given, "the question's own definition stands alone"
-    fcf = understand("What is the FY2020 free cash flow (FCF) for General Mills? FCF here is defined as: (cash from "
+    fcf = understand("How much free cash flow (FCF) did the grocer make in FY2019? FCF is defined as: (cash from "
                      "operations - capex).")
     assert metric.with_definitions(fcf) == fcf
     parts = metric.with_definitions(understand("What is the FY2022 unadjusted EBITDA % margin for PepsiCo? Calculate "

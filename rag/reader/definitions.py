@@ -19,8 +19,8 @@ asked and the one before.
 A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
 program from the definition (`across`: its change between two years, or its average over several). Nor does
 a question whose own definition is written in row words an analyst uses
-("defined as FY2022 net sales / average total assets between FY2021 and FY2022", "cash and cash equivalents
-minus accounts payable"): `stated` reads it into a program, or gives None for any word it does
+("defined as FY2020 revenue / average inventories between FY2019 and FY2020", "total current assets less
+inventories"): `stated` reads it into a program, or gives None for any word it does
 not know, and the model writes the program.
 """
 
@@ -86,8 +86,7 @@ DEFINITIONS: dict[str, Definition] = {
                                        "total debt / (total debt + total shareholders' equity)", ("total debt",)),
     "debt to equity ratio": Definition(("debt to equity", "debt to equity ratio", "debt equity ratio"),
                                        "total debt / total shareholders' equity", ("total debt",)),
-    "interest to average total debt": Definition(("interest to average total debt",),
-                                                 f"interest expense / average total debt {_AVERAGE}", ("total debt",)),
+    "cost of debt": Definition(("cost of debt",), f"interest expense / average total debt {_AVERAGE}", ("total debt",)),
     "asset turnover ratio": Definition(("asset turnover", "total asset turnover"),
                                       f"revenue / average total assets {_AVERAGE}"),
     "fixed asset turnover ratio": Definition(("fixed asset turnover",),
@@ -127,8 +126,8 @@ def metrics_named(text: str) -> list[str]:
 
 
 def defined(text: str, year: int | None) -> str:
-    """The definitions a question leaves out, as sentences ("Calculate EBITDA using operating income and D&A"
-    names the parts, not how they combine); "" for a metric it defines itself ("FCF here is defined as …")."""
+    """The definitions a question leaves out, as sentences ("Work out EBITDA from operating profit and D&A"
+    names the parts, not how they combine); "" for a metric it defines itself ("Net debt is defined as …")."""
     names = [name for name in metrics_named(text) if not gives(text, name)]
     names = list(dict.fromkeys(n for name in names for n in (name, *DEFINITIONS[name].uses)))
     return " ".join(f"{name[0].upper()}{name[1:]} is defined as {formula}." for name in names
@@ -204,7 +203,7 @@ def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
     return Program(inputs=list(inputs.values()), formula=formula)
 
 
-_DEFINED = re.compile(r"(?:(?P<named>(?:[\w&%'-]+ ){1,6})(?:here )?is defined as|\bdefine (?P<name>(?:[\w&%'-]+ ){1,6}?)as|"
+_DEFINED = re.compile(r"(?:(?P<named>(?:[\w&%'-]+ ){1,6})is defined as|\bdefine (?P<name>(?:[\w&%'-]+ ){1,6}?)as|"
                       r"(?P<listed>(?:[\w&%'-]+ ){0,5}[\w&%'-]+), defined as)"
                       r":?\s*(?P<formula>.+?)(?:\.(?:\s|$)|\?|;|$)", re.I)
 # what a question may ask of the metric it defines, which the definition's program does not do

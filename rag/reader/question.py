@@ -30,7 +30,7 @@ _YES_NO = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will
 _LIST = re.compile(r"\b(list (?:all|the)|in (?:a |the )?list|list format|format of list|respectively|what are the|"
                    r"which are the|name (?:all|the)|enumerate)\b", re.I)
 _WHEN = re.compile(r"\b(?:which|what) (?:year|month|date|day)\b", re.I)
-# An answer-format instruction after the question: "… 2021? Answer in USD millions.", "Round your answer to …"
+# An answer-format instruction after the question: "… in 2019? Give the figure in euro thousands.", "Round it to …"
 _FORMAT = re.compile(r"(?<=[.?!])\s*(?:please\s+)?(?:answer|round|express|format)\b"
                      r"(?!\s+(?:the\s+following|this|these)\b)[^.?!]*[.?!]?", re.I)
 _QUANTITY = re.compile(r"\b(how (?:many|much|long|old|far)|by what|(?:percent(?:age)?|proportion|share|number|amount|"
@@ -232,7 +232,7 @@ def choices(question: str) -> list[str]:
     if len(found) < 2 or any(len(o.split()) > 8 for o in found):
         return []
     last = found[-1].split()
-    if len(last) > 1 and all(len(o.split()) == 1 for o in found[:-1]):  # "operations, investing and financing activities"
+    if len(last) > 1 and all(len(o.split()) == 1 for o in found[:-1]):  # "rail, road and sea freight"
         found = [f"{o} {last[-1]}" for o in found[:-1]] + [found[-1]]
     return found
 

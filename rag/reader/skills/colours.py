@@ -1,5 +1,5 @@
-"""The words a page prints in a colour, or on a coloured ground ("the red words", "the lines highlighted in
-yellow", "the word in the orange box"): looked up by code in what the page's text layer and drawings say of
+"""The words a page prints in a colour, or on a coloured ground ("the terms set in green", "the rows shaded
+in grey", "the label on a purple background"): looked up by code in what the page's text layer and drawings say of
 their colours (rag/ingest/colours.py), listed or counted, each with its page; none in that colour is said, not
 guessed, unless the pages looked at are scans, whose colours are not read."""
 

@@ -1,4 +1,4 @@
-"""What a photo or a drawing shows ("how many people in the pictures…", "how many green bars") is not in the page's
+"""What a photo or a drawing shows ("how many dogs does the cover photo show", "the shape of the blue arrows") is not in the page's
 words: say so, guess nothing. (The colours words are printed in are read: skills/colours.py.)"""
 
 from __future__ import annotations
