@@ -112,8 +112,7 @@ async def stream_answer(
 
     `strategy` says how the run searches and whether it reasons (the agent's way, or an evaluation's
     baseline); `control` stops the run and hears its place in the embedded model's queue (as Waiting events)."""
-    control = control or RunControl()
-    settings = workspace.settings.agent
+    control, settings = control or RunControl(), workspace.settings.agent
     state = RunState(question=understand(question), settings=settings, reader=workspace.settings.reader,
                      doc_ids=doc_ids, many_files=len(doc_ids or workspace.store.documents()) > 1)
     recorder = RunRecorder(state, trace_dir)
@@ -126,44 +125,57 @@ async def stream_answer(
             yield event
         return
     history = (await memory.aget()) if memory is not None else []
-    search = strategy.searcher(workspace, doc_ids, state.question.pages)
-    agent = DocAgent(for_run(llm, control), state, strategy, search, SearchedDocuments(workspace.store, doc_ids),
-                     similarity(workspace.embed_model), history=history)
-    handler = agent.run()
-    error = None
-    deadline = asyncio.timeout(settings.timeout_s)
-    queue_time_off = QueueTimeOff(deadline)  # waiting for the model is the other questions' time
-    events = controlled(handler, control, recorder.waiting, model_load(llm))
-    try:
-        async with deadline, contextlib.aclosing(events):
-            async for event in events:
-                queue_time_off.see(event)
-                if isinstance(event, Draft):  # a reply as it grows: shown, not traced
-                    yield event
-                elif isinstance(event, HopEvent):
-                    yield recorder.record(event)
-            result: Answer = await handler
-    except asyncio.CancelledError:  # the run cancelled by its Stop after its events ended: not an error
-        if not control.stopped:
-            raise
-    except Exception as exc:  # the deadline, a model server that is down, a workflow error
-        error = f"no answer within {settings.timeout_s:.0f} s" if deadline.expired() else error_text(exc)
-    if control.stopped:  # stopped from the chat, whatever the run was doing
-        await _cancel(handler)
-        for event in recorder.stopped():
-            yield event
-        return
-    if error:
-        await _cancel(handler)
-        for event in recorder.failure(error):
+    agent = DocAgent(for_run(llm, control), state, strategy, strategy.searcher(workspace, doc_ids, state.question.pages),
+                     SearchedDocuments(workspace.store, doc_ids), similarity(workspace.embed_model), history=history)
+    run = Relayed(agent.run(), control, recorder, settings.timeout_s)
+    async for event in run.events(model_load(llm)):
+        yield event
+    if run.result is None or control.stopped:
+        for event in await run.ended():
             yield event
         return
     if memory is not None:
         await memory.aput_messages([ChatMessage(role=MessageRole.USER, content=question),
-                                    ChatMessage(role=MessageRole.ASSISTANT, content=result.answer)])
-    answer = answer_event(state, result)
+                                    ChatMessage(role=MessageRole.ASSISTANT, content=run.result.answer)])
+    answer = answer_event(state, run.result)
     answer.still_reading, answer.ask_again = reading_news(workspace.store, doc_ids, state, answer)
     yield recorder.record(answer)
+
+
+class Relayed:
+    """A workflow run's events relayed to the caller, recorded as they pass, within the run's deadline; then its
+    result, or the error or stop that ended it."""
+
+    def __init__(self, handler, control: RunControl, recorder: RunRecorder, timeout_s: float) -> None:
+        self.handler, self.control, self.recorder, self.timeout_s = handler, control, recorder, timeout_s
+        self.result: Answer | None = None
+        self.error: str | None = None
+
+    async def events(self, load) -> AsyncIterator[HopEvent]:
+        deadline = asyncio.timeout(self.timeout_s)
+        queue_time_off = QueueTimeOff(deadline)  # waiting for the model is the other questions' time
+        events = controlled(self.handler, self.control, self.recorder.waiting, load)
+        try:
+            async with deadline, contextlib.aclosing(events):
+                async for event in events:
+                    queue_time_off.see(event)
+                    if isinstance(event, Draft):  # a reply as it grows: shown, not traced
+                        yield event
+                    elif isinstance(event, HopEvent):
+                        yield self.recorder.record(event)
+                self.result = await self.handler
+        except asyncio.CancelledError:  # the run cancelled by its Stop after its events ended: not an error
+            if not self.control.stopped:
+                raise
+        except Exception as exc:  # the deadline, a model server that is down, a workflow error
+            self.error = f"no answer within {self.timeout_s:.0f} s" if deadline.expired() else error_text(exc)
+
+    async def ended(self) -> list[HopEvent]:
+        """How a run without a result ends: stopped from the chat, whatever it was doing, or failed."""
+        await _cancel(self.handler)
+        if self.control.stopped:
+            return self.recorder.stopped()
+        return self.recorder.failure(self.error or "the run ended without an answer")
 
 
 def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: AnswerEvent) -> tuple[str, bool]:
