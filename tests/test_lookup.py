@@ -8,7 +8,8 @@ import pytest
 from conftest import EVAL, frames_of
 
 from rag.reader.definitions import DEFINITIONS, written
-from rag.reader.lookup import GLOSSARY, NotFound, concept_of, period_of, value
+from rag.reader.lookup import (GLOSSARY, NotFound, concept_of, named_statement, period_of, statement_kind_of, value,
+                               without_statement)
 from rag.reader.program import ComputeError, Program, check_formula, compute, in_unit, shown
 from rag.reader.skills.metric import statements as metric_statements
 from rag.records import Period, StatementFrame, StatementRow
@@ -302,3 +303,38 @@ def test_a_cost_printed_in_parentheses_every_year_is_an_amount_and_a_benefit_kee
     assert [value(kraft, "income tax expense", year).value for year in (2019, 2018)] == [728.0, -1067.0], \
         "a row of both signs prints a benefit as one"
     assert value(bestbuy, "COGS", 2023).value == 36386.0
+
+
+@pytest.mark.parametrize(("said", "doc", "printed"), [
+    ("net PPNE", "bestbuy", "2,352"), ("PP/E", "nike", "4,904"), ("cap-ex", "netflix", "(91,248)"),
+    ("purchases of PP&E", "bestbuy", "(930)"), ("OCF", "nike", "6,657"), ("operating cash flows", "bestbuy", "1,824"),
+    ("A/R", "nike", "4,463"), ("net receivables", "nike", "4,463"), ("A/P", "bestbuy", "5,687"),
+])
+def test_an_analysts_abbreviation_finds_its_row(said, doc, printed, request):
+    assert value(request.getfixturevalue(doc), said, YEARS[doc]).printed == printed
+
+
+def test_an_outflow_of_the_cash_flows_is_an_amount_and_an_inflow_keeps_its_sign(nike):
+    bought = value(nike, "purchases of short-term investments", 2021)
+    assert (bought.printed, bought.value) == ("(9,961)", 9961.0), "a row no concept holds, named as an outflow"
+    assert value(nike, "sales of short-term investments", 2021).value == 2449.0
+    assert value(nike, "net foreign currency adjustments", 2021).value == -138.0, "no flow named: its sign"
+
+
+def test_the_statement_the_question_names_comes_first_and_a_figure_from_elsewhere_says_so(bestbuy, nike):
+    earned = value(bestbuy, "net earnings", 2023, named="cash_flows")
+    assert (earned.page, earned.note) == (42, ""), "the cash flows print it too: theirs"
+    goodwill = value(bestbuy, "goodwill", 2023, named="cash_flows")
+    assert goodwill.note == "no row for 'goodwill' in the cash flow statement: read from the balance sheet, p. 39"
+    assert value(nike, "inventories", 2021, named="cash_flows").printed == "6,854", \
+        "a balance asked of a statement of flows: the balance sheet's, not its change"
+    with pytest.raises(NotFound, match="no row for 'unicorn stables' in 2021 in the cash flow statement"):
+        value(nike, "unicorn stables", 2021, named="cash_flows")
+
+
+def test_a_statement_named_in_words_is_told_and_is_no_row():
+    assert named_statement("What was capex as shown in the consolidated statements of cash flows?") == "cash_flows"
+    assert named_statement("Per the P&L and the balance sheet, what …") is None, "two statements named"
+    assert statement_kind_of("Consolidated Statements of Income") == "income_statement"
+    assert without_statement("capital expenditures (shown in the cash flow statement)") == "capital expenditures"
+    assert without_statement("statement of financial position") == ""

@@ -9,9 +9,14 @@ words the page adds, "Inventories, net (Note 6)", half plain ratio, which keeps 
 2019") or to its header as printed ("January 28, 2023"). A lookup that finds nothing raises `NotFound`,
 whose message says which row and year it sought. A note's sentence that prints a figure per year is a
 frame too (rag/ingest/sentences.py), after a statement's row of like name. An analyst's "unadjusted" or
-"as reported" figure is the statement's own; an amount paid out (capex, dividends, buybacks) is positive,
-as analysts use it, though its statement prints it as an outflow, and so is a cost that a statement prints
-in parentheses in every year.
+"as reported" figure is the statement's own; an amount paid out (capex, dividends, buybacks, any cash flow row
+named as an outflow: "Purchases of …", "Repayments of …") is positive, as analysts use it, though its statement
+prints it as an outflow, and so is a cost that a statement prints in parentheses in every year.
+
+The statement a question names ("capex shown in the cash flow statement", `named_statement`) is read first:
+its rows before any other's, a note's table or sentence only when it prints no like row, and then the figure
+says where it was read (`Lookup.note`); a balance asked of a statement of flows, or a flow of the balance
+sheet, is read where it lives. A statement's name is no row's (`without_statement`).
 
 GLOSSARY: the words analysts use → the statement that holds the figure, and the wordings statements print
 (in order of preference: a total before its parts). Written once, for every company's filings:
@@ -24,15 +29,16 @@ GLOSSARY: the words analysts use → the statement that holds the figure, and th
   · SG&A (selling, general and administrative expenses) · R&D (research and development; printed also as
   technology and development, product development) · interest expense · income tax expense · income
   before income taxes (EBT) → income statement
-- PP&E (fixed assets, property, plant and equipment) → balance sheet: property and equipment, net; property,
-  plant and equipment, net; net property and equipment; land, buildings and equipment
+- PP&E (net PP&E, PPNE, PP/E, fixed assets, property, plant and equipment) → balance sheet: property and
+  equipment, net; property, plant and equipment, net; net property and equipment; land, buildings and equipment
 - inventory, accounts receivable, accounts payable, cash, total current assets, total current liabilities,
   total assets, total liabilities, shareholders' equity, long-term debt, its current portion → balance sheet (never
   the cash flows, which print a balance's change under its name, unless they are asked)
-- capex (capital expenditures) → cash flows: purchases of / additions to / payments for property (plant) and
-  equipment, capital expenditures, capital spending
-- D&A (depreciation and amortization) · cash from operations (operating cash flow, CFO) → net cash provided
+- capex (cap-ex, capital expenditures, purchases of PP&E) → cash flows: purchases of / additions to / payments
+  for property (plant) and equipment, capital expenditures, capital spending
+- D&A (depreciation and amortization) · cash from operations (operating cash flow, CFO, OCF) → net cash provided
   by operating activities · dividends paid → cash dividends paid, dividends paid · share repurchases → cash flows
+- A/R and A/P are accounts receivable and payable
 """
 
 from __future__ import annotations
@@ -45,12 +51,13 @@ from typing import NamedTuple, get_args
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from rag.records import StatementFrame, StatementKind
+from rag.records import StatementFrame, StatementKind, StatementRow
 
 MIN_SCORE = 75.0  # a label less alike than this is another row
 _KIND_BONUS = 15.0  # the statement asked for, over another that prints a like row
 _EXACT = 95.0  # a label as alike as this is the row named
 _STATEMENT_BONUS = 8.0  # a statement's row, over a note's table that repeats it
+_NAMED_BONUS = 40.0  # the statement the question names, over any other that prints a like row
 # and up to 3 more for a long table: the statement itself, over a summary of it (selected financial data)
 
 
@@ -101,14 +108,16 @@ GLOSSARY: dict[str, Concept] = {
         "earnings before income tax expense", "income loss before income taxes", "income before taxes")),
     "income tax": Concept("income_statement", ("income tax expense", "income taxes", "tax expense"), (
         "income tax expense", "provision for income taxes", "income taxes", "income tax provision"), expense=True),
-    "ppe": Concept("balance_sheet", ("pp&e", "ppe", "net ppe", "net pp&e", "fixed assets", "net fixed assets",
+    "ppe": Concept("balance_sheet", ("pp&e", "ppe", "net ppe", "net pp&e", "ppne", "net ppne", "ppne net", "ppe net",
+                                     "pp&e net", "pp/e", "net pp/e", "p p e", "fixed assets", "net fixed assets",
                                      "property plant and equipment", "property and equipment", *_PPE), _PPE),
     "inventory": Concept("balance_sheet", ("inventory", "inventories"), (
         "inventories", "inventory", "merchandise inventories", "inventories net", "total inventories")),
-    "accounts receivable": Concept("balance_sheet", ("accounts receivable", "receivables", "trade receivables"), (
+    "accounts receivable": Concept("balance_sheet", ("accounts receivable", "receivables", "trade receivables", "a/r",
+                                                     "ar", "net receivables", "accounts receivable net"), (
         "accounts receivable net", "receivables net", "trade accounts receivable net", "trade receivables net",
         "accounts receivable", "receivables")),
-    "accounts payable": Concept("balance_sheet", ("accounts payable", "payables", "trade payables"), (
+    "accounts payable": Concept("balance_sheet", ("accounts payable", "payables", "trade payables", "a/p", "ap"), (
         "accounts payable", "trade accounts payable", "accounts payable trade", "trade payables")),
     "cash": Concept("balance_sheet", ("cash", "cash and cash equivalents"), (
         "cash and cash equivalents", "cash and equivalents")),
@@ -130,17 +139,21 @@ GLOSSARY: dict[str, Concept] = {
         "long term debt net of current portion", "long term debt less current portion",
         "long term debt excluding current maturities", "long term debt less current maturities",
         "long term debt non current", "long term debt net of current maturities")),
-    "capex": Concept("cash_flows", ("capex", "capital expenditures", "capital expenditure", "capital spending"), (
+    "capex": Concept("cash_flows", ("capex", "cap ex", "capital expenditures", "capital expenditure",
+                                    "capital spending", "purchases of pp&e", "purchases of ppe"), (
         "capital expenditures", "purchases of property and equipment", "purchases of property plant and equipment",
         "additions to property and equipment", "additions to property plant and equipment",
         "payments for property and equipment", "payments for property plant and equipment",
         "capital spending", "acquisitions of property and equipment", "expenditures for property and equipment",
         "purchases of property equipment and software", "purchases of land buildings and equipment"), spent=True),
-    "d&a": Concept("cash_flows", ("d&a", "da", "depreciation and amortization", "depreciation & amortization"), (
+    "d&a": Concept("cash_flows", ("d&a", "da", "depreciation and amortization", "depreciation & amortization",
+                                  "depreciation amortization"), (
         "depreciation and amortization", "depreciation amortization and other", "depreciation and amortization expense",
         "depreciation")),
-    "cash from operations": Concept("cash_flows", ("cash from operations", "operating cash flow", "cfo",
-                                                   "cash flow from operations", "cash from operating activities"), (
+    "cash from operations": Concept("cash_flows", ("cash from operations", "operating cash flow", "cfo", "ocf",
+                                                   "operating cash flows", "cash flow from operations",
+                                                   "cash flow from operating activities",
+                                                   "cash from operating activities"), (
         "net cash provided by operating activities", "net cash provided by used in operating activities",
         "net cash from operating activities", "cash provided by operating activities",
         "total cash provided by operating activities", "net cash provided by operations",
@@ -156,6 +169,7 @@ GLOSSARY: dict[str, Concept] = {
 _STATEMENTS: dict[str, StatementKind] = {
     "balance sheet": "balance_sheet", "financial position": "balance_sheet", "financial condition": "balance_sheet",
     "cash flow": "cash_flows", "income statement": "income_statement", "p l": "income_statement",
+    "p and l": "income_statement",
     "profit and loss": "income_statement", "statement of income": "income_statement",
     "statement of operations": "income_statement", "statement of earnings": "income_statement",
     "operations": "income_statement", "earnings": "income_statement", "equity": "equity",
@@ -187,6 +201,7 @@ class Lookup(BaseModel):
     scale: str | None = None  # None for a per-share figure too
     currency: str | None = None
     score: float
+    note: str = Field("", description="where it was read, when not in the statement the question names")
 
 
 class NotFound(LookupError):
@@ -200,42 +215,55 @@ class NotFound(LookupError):
 
 
 def value(frames: list[StatementFrame], label: str, period: str | int, statement: str | None = None,
-          similarity: Similarity | None = None) -> Lookup:
+          similarity: Similarity | None = None, named: StatementKind | None = None) -> Lookup:
     """The figure of the row most like `label` in the column of `period`, preferring the statement asked
-    (a kind, "balance sheet", "P&L", …) where it prints that row, else the one the glossary names for it."""
+    (a kind, "balance sheet", "P&L", …) where it prints that row, else the one the glossary names for it.
+    `named`: the statement the question names, whose rows come before any other's (`_NAMED_BONUS`) where the
+    row lives there or in another statement of flows; a figure read elsewhere says so in its `note`."""
     year, header = period_of(period)
     asked, label = label, _AS_REPORTED.sub(" ", label).strip() or label  # a statement prints reported figures
     concept = concept_of(label)
     asked_kind, home = statement_kind_of(statement), concept.kind if concept else None
+    if named and home and (named == "balance_sheet") != (home == "balance_sheet"):
+        named = None  # a balance asked of a statement of flows, or a flow of the balance sheet: its own statement
     wordings = [label, *(concept.printed if concept else ())]
     best: tuple[float, int] | None = None
-    found: Lookup | None = None
-    found_values: list[float | None] = []
+    found: tuple[StatementFrame, StatementRow, int, float] | None = None
     for frame in frames:
         col = column_of(frame, year, header)
         if col is None or (home == "balance_sheet" and frame.kind == "cash_flows" and asked_kind != "cash_flows"):
             continue  # the cash flows print a balance's change, not the balance
         for row in frame.rows:
-            if not row.cells[col]:
+            if not row.cells[col] or (score := label_score(wordings, row.label, similarity)) < MIN_SCORE:
                 continue
-            score = label_score(wordings, row.label, similarity)
-            if score < MIN_SCORE:
-                continue
-            bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_STATEMENT_BONUS if frame.kind not in _NOT_STATEMENTS else 0.0)
+            bonus = _kind_bonus(frame.kind, score, asked_kind, home) + (_NAMED_BONUS if frame.kind == named else 0.0) + \
+                (_STATEMENT_BONUS if frame.kind not in _NOT_STATEMENTS else 0.0)
             rank = (score + bonus + min(len(frame.rows), 30) / 10, -frame.page)
             if best is None or rank > best:
-                best, found_values = rank, row.values
-                found = Lookup(
-                    asked=label, value=row.values[col], printed=row.cells[col], label=row.label, section=row.section,
-                    period=frame.periods[col].header, year=frame.periods[col].year, page=frame.page, file=frame.file,
-                    doc_id=frame.doc_id, kind=frame.kind, title=frame.title, currency=frame.currency,
-                    scale=None if row.per_share else frame.scale, score=round(score, 1))
+                best, found = rank, (frame, row, col, score)
     if found is None:
-        raise NotFound(asked, period, statement or home)
-    outflows = all(v is None or v <= 0 for v in found_values)  # a cost printed in parentheses in every year
-    if concept and (concept.spent or concept.expense and outflows) and found.value is not None:  # an amount, not a sign
-        found = found.model_copy(update={"value": abs(found.value)})
-    return found.model_copy(update={"asked": asked})
+        raise NotFound(asked, period, named or statement or home)
+    return _looked_up(asked, concept, named, *found)
+
+
+def _looked_up(asked: str, concept: Concept | None, named: StatementKind | None, frame: StatementFrame,
+               row: StatementRow, col: int, score: float) -> Lookup:
+    """A row's figure as found: an amount paid out (a concept's, or a cash flow row that names an outflow,
+    "Purchases of …", "Payments of …") or a cost printed in parentheses in every year is positive; a figure
+    from another statement or a note than the one the question names says so."""
+    figure = row.values[col]
+    outflow = frame.kind == "cash_flows" and {"outflow"} == _marks(normal(row.label)) & {"inflow", "outflow"}
+    costs = concept is not None and concept.expense and all(v is None or v <= 0 for v in row.values)
+    if figure is not None and (outflow or costs or (concept is not None and concept.spent)):
+        figure = abs(figure)
+    where = "the text" if frame.kind == "sentence" else "a note's table" if frame.kind == "other" else \
+        f"the {KIND_NAMES[frame.kind]}"
+    note = f"no row for '{asked}' in the {KIND_NAMES[named]}: read from {where}, p. {frame.page}" \
+        if named and frame.kind != named else ""
+    return Lookup(asked=asked, value=figure, printed=row.cells[col], label=row.label, section=row.section,
+                  period=frame.periods[col].header, year=frame.periods[col].year, page=frame.page, file=frame.file,
+                  doc_id=frame.doc_id, kind=frame.kind, title=frame.title, currency=frame.currency,
+                  scale=None if row.per_share else frame.scale, score=round(score, 1), note=note)
 
 
 def _kind_bonus(kind: StatementKind, score: float, asked: StatementKind | None, home: StatementKind | None) -> float:
@@ -320,11 +348,34 @@ def statement_kind_of(statement: str | None) -> StatementKind | None:
         return None
     if statement in _KINDS:
         return statement  # type: ignore[return-value]
-    text = normal(statement)
+    text = normal(statement).replace("statements", "statement")
     for words, kind in _STATEMENTS.items():
         if words in text:
             return kind
     return None
+
+
+# a statement named in a question or a reply: "the statement of cash flows", "the consolidated balance sheets", "P&L"
+STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:consolidated )?(?:cash flows?|income|operations|"
+                             r"earnings|financial (?:position|condition))|cash flows? statements?|balance sheets?|"
+                             r"income statements?|profit and loss(?: statements?)?|p ?& ?l)(?![\w&])", re.I)
+# the words that put a row in it: "capital expenditures (shown in the cash flow statement)"
+_IN_STATEMENT = re.compile(r"(?:\b(?:as )?(?:shown|reported|printed|stated|presented|given|found|listed|disclosed) )?"
+                           r"\b(?:in|on|from|per|of|according to|based on|using) (?:the |its |their )?"
+                           rf"(?:company'?s? )?(?:{STATEMENT_NAMES.pattern})", re.I)
+
+
+def named_statement(text: str) -> StatementKind | None:
+    """The one statement a text names ("capex shown in the cash flow statement"); None for none, or two."""
+    kinds = {statement_kind_of(m.group()) for m in STATEMENT_NAMES.finditer(text)} - {None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def without_statement(words: str) -> str:
+    """Words without the statement they put a row in ("capital expenditures from the cash flow statement":
+    "capital expenditures"); "" when they name nothing but a statement ("cash flow statement")."""
+    text = STATEMENT_NAMES.sub(" ", _IN_STATEMENT.sub(" ", words))
+    return re.sub(r"\s+", " ", re.sub(r"[(\[]\s*[)\]]", " ", text)).strip(" ,;:-")
 
 
 _FISCAL = re.compile(r"^(?:fy|fiscal(?: year)?|year)?\s*'?((?:19|20)\d\d|\d\d)$", re.I)

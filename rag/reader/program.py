@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from rag.reader.lookup import Lookup, Similarity, normal, value
-from rag.records import SCALES, StatementFrame
+from rag.records import SCALES, StatementFrame, StatementKind
 
 MAX_SOURCE_CHARS = 2000
 MAX_EXPONENT = 64
@@ -222,6 +222,8 @@ class Computed(BaseModel):
     inputs: list[Used]
     scale: str | None = None
     currency: str | None = None
+    notes: list[str] = Field(default_factory=list, description="what code did to the program or where a figure "
+                                                              "came from, said with the result")
 
 
 def check_formula(formula: str, names: set[str]) -> ast.Expression:
@@ -262,14 +264,17 @@ def _check(node: ast.AST, names: set[str]) -> None:
         raise ComputeError(f"not allowed in a formula: {_WHAT.get(type(node), type(node).__name__)}")
 
 
-def compute(program: Program, frames: list[StatementFrame], similarity: Similarity | None = None) -> Computed:
+def compute(program: Program, frames: list[StatementFrame], similarity: Similarity | None = None,
+            named: StatementKind | None = None) -> Computed:
     """Every input looked up (`NotFound` names the first that is not), then the formula run on their values. A
-    dash in a statement is nil: 0. Inputs in different scales are taken in units first."""
+    dash in a statement is nil: 0. Inputs in different scales are taken in units first. `named`: the statement
+    the question names, whose rows come first; a figure read elsewhere is said in the notes."""
     names = [i.name for i in program.inputs]
     if len(set(names)) != len(names):
         raise ComputeError(f"two inputs share a name: {names}")
     check_formula(program.formula, set(names))
-    used = [Used(name=i.name, lookup=value(frames, i.label, i.year, i.statement, similarity)) for i in program.inputs]
+    used = [Used(name=i.name, lookup=value(frames, i.label, i.year, i.statement, similarity, named))
+            for i in program.inputs]
     _read_once(used)
     scales = {u.lookup.scale for u in used if u.lookup.scale}
     scale = scales.pop() if len(scales) == 1 else None
@@ -280,7 +285,8 @@ def compute(program: Program, frames: list[StatementFrame], similarity: Similari
         raise ComputeError(f"the formula gave {result!r}, not a number")
     currencies = {u.lookup.currency for u in used if u.lookup.currency}
     return Computed(value=float(result), formula=program.formula.strip(), inputs=used, scale=scale,
-                    currency=currencies.pop() if len(currencies) == 1 else None)
+                    currency=currencies.pop() if len(currencies) == 1 else None,
+                    notes=list(dict.fromkeys(u.lookup.note for u in used if u.lookup.note)))
 
 
 def _read_once(used: list[Used]) -> None:
@@ -335,4 +341,5 @@ def shown(computed: Computed, unit: Unit = "ratio", asked: str | None = None, de
     formula = re.sub(r"\b[A-Za-z]\w*\b", cited, computed.formula)
     scale = f" ({computed.currency or ''} in {computed.scale}s)".replace("( ", "(") if computed.scale else ""
     what = "; ".join(f"{u.name}: {u.lookup.label}, {u.lookup.period}" for u in computed.inputs)
-    return f"{text} = {formula} · {what}{scale}"
+    notes = "".join(f" · {note}" for note in computed.notes)
+    return f"{text} = {formula} · {what}{scale}{notes}"
