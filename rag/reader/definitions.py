@@ -14,7 +14,12 @@ asked and the one before.
 - returns: on assets and on equity over their averages, on capital employed = operating income / (total
   assets − total current liabilities) · capitalization ratio, debt to equity ("total debt to EBITDA": both)
 - turnovers (asset, fixed asset, inventory, receivables, payables) and days (sales, inventory, payables) over
-  averages · dividend payout ratio = dividends paid / net income · net debt = total debt − cash
+  averages · cash conversion cycle = days inventory + days sales − days payable outstanding · D&A margin =
+  D&A / revenue · dividend payout ratio = dividends paid / net income · retention ratio = (net income −
+  dividends paid) / net income, the dividends an amount though printed as an outflow · net debt = total debt − cash
+
+Each has the kind of result it gives where that kind has a range (`kind`: a share of a whole, within ±100%; a
+turnover or days, above nil), which rag/reader/plausible.py checks every result against.
 
 A question that asks one of these for one fiscal year and nothing more needs no model: `written` makes its
 program from the definition (`across`: its change between two years, or its average over several). Nor does
@@ -30,7 +35,7 @@ import re
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
-from rag.reader.lookup import normal
+from rag.reader.lookup import normal, without_statement
 from rag.reader.program import ComputeError, Input, Program, check_formula
 from rag.reader.question import YEAR
 
@@ -47,36 +52,41 @@ class Definition(NamedTuple):
     formula: str  # in statement rows' words; {prev} and {year}: the years of an average
     uses: tuple[str, ...] = ()  # metrics its formula names, defined after it
     percent: bool = False  # told as a percentage (a margin, a rate, a return), so it changes by points
+    kind: Literal["share", "positive"] | None = None  # the range its result lies in (rag/reader/plausible.py)
 
 
+_SHARE, _POSITIVE = "share", "positive"
 DEFINITIONS: dict[str, Definition] = {
     "total debt": Definition(("total debt",), "long-term debt + current portion of long-term debt"),
     "EBITDA": Definition(("ebitda",), "operating income + depreciation and amortization"),
     "EBITDA margin": Definition(("ebitda margin", "ebitda margins"),
-                                "(operating income + depreciation and amortization) / revenue", percent=True),
+                                "(operating income + depreciation and amortization) / revenue", percent=True,
+                                kind=_SHARE),
+    "D&A margin": Definition(("d and a margin", "da margin", "depreciation and amortization margin"),
+                             "depreciation and amortization / revenue", percent=True, kind=_SHARE),
     "working capital": Definition(("working capital", "net working capital"),
                                   "total current assets - total current liabilities"),
     "long-term liabilities": Definition(("long term liabilities", "total long term liabilities",
                                          "non current liabilities", "total non current liabilities"),
                                         "total liabilities - total current liabilities"),
     "current ratio": Definition(("current ratio",),
-                                "total current assets / total current liabilities"),
+                                "total current assets / total current liabilities", kind=_POSITIVE),
     "quick ratio": Definition(("quick ratio", "acid test ratio"), "(cash and cash equivalents + short-term "
-                              "investments + accounts receivable) / total current liabilities"),
+                              "investments + accounts receivable) / total current liabilities", kind=_POSITIVE),
     "free cash flow": Definition(("free cash flow", "fcf"),
                                  "net cash provided by operating activities - capital expenditures"),
     "gross margin": Definition(("gross margin", "gross margins", "gross profit margin"), "gross profit / revenue",
-                               percent=True),
+                               percent=True, kind=_SHARE),
     "operating margin": Definition(("operating margin", "operating profit margin", "ebit margin"),
-                                   "operating income / revenue", percent=True),
+                                   "operating income / revenue", percent=True, kind=_SHARE),
     "net profit margin": Definition(("net profit margin", "net margin", "net income margin", "profit margin"),
-                                    "net income / revenue", percent=True),
+                                    "net income / revenue", percent=True, kind=_SHARE),
     "effective tax rate": Definition(("effective tax rate", "effective tax ratio", "effective income tax rate"),
                                      "income tax expense / income before income taxes", percent=True),
     "interest coverage ratio": Definition(("interest coverage", "interest coverage ratio", "times interest earned"),
                                           "operating income / interest expense"),
     "return on assets": Definition(("return on assets", "roa", "return on average assets"),
-                                   f"net income / average total assets {_AVERAGE}", percent=True),
+                                   f"net income / average total assets {_AVERAGE}", percent=True, kind=_SHARE),
     "return on equity": Definition(("return on equity", "roe", "return on average equity"),
                                    f"net income / average total shareholders' equity {_AVERAGE}", percent=True),
     "return on capital employed": Definition(("return on capital employed", "roce"),
@@ -88,23 +98,30 @@ DEFINITIONS: dict[str, Definition] = {
                                        "total debt / total shareholders' equity", ("total debt",)),
     "cost of debt": Definition(("cost of debt",), f"interest expense / average total debt {_AVERAGE}", ("total debt",)),
     "asset turnover ratio": Definition(("asset turnover", "total asset turnover"),
-                                      f"revenue / average total assets {_AVERAGE}"),
+                                      f"revenue / average total assets {_AVERAGE}", kind=_POSITIVE),
     "fixed asset turnover ratio": Definition(("fixed asset turnover",),
-                                             f"revenue / average property and equipment, net {_AVERAGE}"),
-    "inventory turnover ratio": Definition(("inventory turnover",), f"cost of sales / average inventories {_AVERAGE}"),
+                                             f"revenue / average property and equipment, net {_AVERAGE}", kind=_POSITIVE),
+    "inventory turnover ratio": Definition(("inventory turnover",), f"cost of sales / average inventories {_AVERAGE}",
+                                           kind=_POSITIVE),
     "receivables turnover ratio": Definition(("receivables turnover", "accounts receivable turnover"),
-                                             f"revenue / average accounts receivable {_AVERAGE}"),
+                                             f"revenue / average accounts receivable {_AVERAGE}", kind=_POSITIVE),
     "days sales outstanding": Definition(("days sales outstanding", "dso"),
-                                         f"365 * average accounts receivable {_AVERAGE} / revenue"),
+                                         f"365 * average accounts receivable {_AVERAGE} / revenue", kind=_POSITIVE),
     "days inventory outstanding": Definition(("days inventory outstanding", "dio", "days of inventory"),
-                                             f"365 * average inventories {_AVERAGE} / cost of sales"),
+                                             f"365 * average inventories {_AVERAGE} / cost of sales", kind=_POSITIVE),
     "days payable outstanding": Definition(("days payable outstanding", "dpo"),
-                                           f"365 * average accounts payable {_AVERAGE} / cost of sales"),
+                                           f"365 * average accounts payable {_AVERAGE} / cost of sales", kind=_POSITIVE),
+    "cash conversion cycle": Definition(("cash conversion cycle", "ccc", "cash cycle", "cash to cash cycle"),
+                                        "days inventory outstanding + days sales outstanding - days payable outstanding",
+                                        ("days inventory outstanding", "days sales outstanding",
+                                         "days payable outstanding")),
     "payables turnover ratio": Definition(("payables turnover", "accounts payable turnover"),
-                                          f"cost of sales / average accounts payable {_AVERAGE}"),
+                                          f"cost of sales / average accounts payable {_AVERAGE}", kind=_POSITIVE),
     "net debt": Definition(("net debt",), "total debt - cash and cash equivalents", ("total debt",)),
-    "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"), "dividends paid / net income",
-                                        percent=True),
+    "dividend payout ratio": Definition(("dividend payout ratio", "payout ratio"),
+                                        "dividends paid / net income", percent=True),
+    "retention ratio": Definition(("retention ratio", "earnings retention ratio", "earnings retention rate",
+                                   "plowback ratio"), "(net income - dividends paid) / net income", percent=True),
 }
 SAID = sorted(((w, name) for name, d in DEFINITIONS.items() for w in d.said), key=lambda p: -len(p[0]))
 
@@ -159,7 +176,7 @@ def written(name: str, year: int) -> Program:
 def across(name: str, years: list[int], how: Literal["one year", "change", "average"]) -> Program:
     """A defined metric's program over fiscal years: of one year, its change from the first year to the last
     (a margin's in points), or its average over every year from the first to the last."""
-    built_on = {said: DEFINITIONS[used].formula for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
+    built_on = {said: used for used in DEFINITIONS[name].uses for said in DEFINITIONS[used].said}
     first, last = min(years), max(years)
     span = range(first, last + 1) if how == "average" else dict.fromkeys((first, last))
     inputs: dict[tuple[str, int], Input] = {}
@@ -173,8 +190,9 @@ def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
              known: Callable[[str], bool] = lambda words: True,
              inputs: dict[tuple[str, int], Input] | None = None) -> Program:
     """A formula in row words as a program: "average X between FYa and FYb" is avg(X_a, X_b), "change in X
-    between …" X_b − X_a, "FYa X" or "X in FYa" X of that year, any other row the `year`'s; a row `known`
-    refuses, ValueError. `inputs` gathers the rows of several years' programs."""
+    between …" X_b − X_a, "FYa X" or "X in FYa" X of that year, any other row the `year`'s, a metric `built_on`
+    names (its words → its name) that metric's formula of the year; a row `known` refuses, ValueError. `inputs`
+    gathers the rows of several years' programs."""
     inputs = {} if inputs is None else inputs
     built_on = built_on or {}
 
@@ -192,7 +210,7 @@ def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
     def row(words: str, y: int) -> str:
         words = words.strip(" ,")
         if words in built_on:
-            return f"({expand(built_on[words], y)})"
+            return f"({expand(_formula(built_on[words], y), y)})"
         if not known(words):
             raise ValueError(f"no row named {words!r}")
         if (words, y) not in inputs:
@@ -230,7 +248,7 @@ def stated(text: str, known: Callable[[str], bool]) -> Program | None:
             return None
     if not name or _MORE.search(f" {normal(text[:match.start()])} ".replace(f" {name} ", " ")):
         return None
-    formula = _DROPPED.sub(" ", match["formula"].replace("&", " and "))
+    formula = _DROPPED.sub(" ", without_statement(match["formula"]).replace("&", " and "))
     for worded, op in _WORDED:
         formula = worded.sub(f" {op} ", formula)
     formula = re.sub(r"\s+", " ", formula).strip().lower()
