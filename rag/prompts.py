@@ -99,7 +99,7 @@ METRIC_EXAMPLES = [
 ]
 
 METRIC_REPAIR = """\
-Code could not run that program: {reason}. Write it again, same JSON: in the formula only the rows' names, \
+Code could not use that program: {reason}. Write it again, same JSON: in the formula only the rows' names, \
 numbers, + - * / ** ( ) avg() abs(), each row's name with _ and a year; each label as its statement prints it."""
 
 # A question of two or three facts whose wording code cannot split (rag/reader/plan.py): the model writes one question

@@ -6,9 +6,15 @@ its own words) and one formula over a row's name and a fiscal year each ("avg(ni
 rev_2020)"), following the question's definition, else an analyst's (rag/reader/definitions.py).
 Code looks every input up in the document's statement frames (rag/reader/lookup.py), runs the formula
 (rag/reader/program.py), and gives the result in the unit and decimals asked, each input with its page:
-"13.05 = revenue 4,150 [p. 52] / avg(ppe_2021 301 [p. 51], ppe_2022 335 [p. 51]) · …". A program code cannot
-run (it does not parse, names no row or no year, asks a year the question does not name) gets one repair: the
-model's reply and the reason as one more turn, held to the same schema. A row no statement prints gets none.
+"13.05 = revenue 4,150 [p. 52] / avg(ppe_2021 301 [p. 51], ppe_2022 335 [p. 51]) · …". What code can repair
+of the model's program, it does before any model call (rag/reader/formulas.py: brackets balanced, "^" a power, a
+name it never defined matched to its input or a glossary row, a statement's name never a row). A program code
+cannot run (it does not parse, names no row or no year, asks a year the question does not name) gets one
+repair: the model's reply and the reason as one more turn, held to the same schema. A row no statement prints
+gets none. A result its kind of metric cannot have (a margin above 100%, a turnover below nil,
+rag/reader/plausible.py) is turned the right way up by code where a division's inputs are a part and its
+whole, else repaired once with the reason, else said: never the answer. The statement a question names is read
+first; a figure from elsewhere says where it was read.
 
 A question that names one figure for one fiscal year and asks nothing more of it (a metric defined once, or
 a row its statements print: "What is the capitalization ratio for FY2023?", "What goodwill does it have at
@@ -22,27 +28,25 @@ A lookup that finds no row says which row it sought; the reader then reads pages
 
 from __future__ import annotations
 
-import ast
 import re
-from typing import Literal
 
 from llama_index.core.llms import ChatMessage, MessageRole
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from rag import prompts
 from rag.reader.answer import Cited, Solution
 from rag.reader.definitions import (DEFINITIONS, SAID, across, defined, gives, longest_first, metrics_named, stated,
                                    written)
-from rag.reader.lookup import GLOSSARY, NotFound, concept_of, normal
+from rag.reader.formulas import MAX_ROWS, STATEMENTS, ProgramReply, RowReply  # noqa: F401 (the skill's schema)
+from rag.reader.lookup import GLOSSARY, NotFound, concept_of, named_statement, normal, without_statement
 from rag.reader.pages import PageRef
-from rag.reader.program import FORMULA_FUNCTIONS, ComputeError, Computed, Input, Program, compute, in_unit, shown
+from rag.reader.plausible import checked
+from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import YEAR, Question
 from rag.reader.skills.base import Call, Documents, Read, few_shot, register
 from rag.records import StatementFrame
 from rag.text import plain_number
 
-STATEMENTS = ("income statement", "balance sheet", "cash flow statement")
-MAX_ROWS = 4
 REPLY_TOKENS = 230  # the longest reply the schema allows, at 3 characters a token
 _PERCENT = re.compile(r"%|\bpercent", re.I)
 _TIMES_100 = re.compile(r"\s*\*\s*100(?:\.0*)?(?![\d.])|(?<![\d.])100(?:\.0*)?\s*\*\s*")
@@ -58,77 +62,6 @@ _CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fel
 _AVERAGE = re.compile(r"\b(?:average|mean)\b")
 _COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
-# a statement the question says to use names no figure ("the statement of cash flows" is not cash)
-_STATEMENT_NAMES = re.compile(r"\b(?:consolidated )?(?:statements? of (?:cash flows?|income|operations|earnings|"
-                              r"financial (?:position|condition))|cash flows? statements?|balance sheets?|"
-                              r"income statements?)\b", re.I)
-
-
-class RowReply(BaseModel):
-    name: str = Field(json_schema_extra={"pattern": "^[a-z][a-z0-9]{0,15}$"})
-    label: str = Field(json_schema_extra={"maxLength": 40})
-    statement: Literal[STATEMENTS]
-
-
-class ProgramReply(BaseModel):
-    """What the model writes: each statement row the metric needs, once, and one formula over a row's name and
-    a fiscal year each ("avg(ni_2019 / rev_2019, ni_2020 / rev_2020)"): a year more costs no row more."""
-
-    rows: list[RowReply] = Field(json_schema_extra={"minItems": 1, "maxItems": MAX_ROWS})
-    formula: str = Field(json_schema_extra={"maxLength": 160})
-
-    def program(self, year: str | None = None) -> Program:
-        """Every name of the formula an input: its row's label and statement, and its year (a name without
-        one: the `year`, the one the question names)."""
-        formula, rows = _named_apart(self.formula.replace("^", "**"), self.rows)  # "^": a power, as people write it
-        try:
-            names = dict.fromkeys(n.id for n in ast.walk(ast.parse(formula.strip(), mode="eval"))
-                                  if isinstance(n, ast.Name) and n.id not in FORMULA_FUNCTIONS)
-        except SyntaxError as exc:
-            raise ComputeError(f"syntax error in the formula: {exc.msg}") from None
-        inputs = []
-        for name in names:
-            row, _, named = name.rpartition("_") if YEAR.fullmatch(name[-4:]) else (name, "", year)
-            row = _row_named(row, rows)
-            if not named:
-                raise ComputeError(f"{name!r} has no year: write it as {name}_ and the fiscal year")
-            if name != f"{row}_{named}":
-                formula = re.sub(rf"\b{name}\b", f"{row}_{named}", formula)
-            inputs.append(Input(name=f"{row}_{named}", label=rows[row].label, year=named,
-                                statement=rows[row].statement))
-        if not inputs:
-            raise ComputeError("the formula names no row")
-        return Program(inputs=inputs, formula=formula)
-
-
-def _named_apart(formula: str, rows: list[RowReply]) -> tuple[str, dict[str, RowReply]]:
-    """Rows by name. Rows that share a name ("current" for total current assets and total current liabilities)
-    are told apart in the order the formula names them, when it names that name once for each of them."""
-    named: dict[str, RowReply] = {}
-    for name in dict.fromkeys(r.name for r in rows):
-        alike = [r for r in rows if r.name == name]
-        if len(alike) == 1:
-            named[name] = alike[0]
-            continue
-        uses = list(re.finditer(rf"\b{name}(?=_(?:19|20)\d\d\b|\b)", formula))
-        if len(uses) != len(alike):
-            labels = ", ".join(r.label for r in alike)
-            raise ComputeError(f"two rows share the name {name!r} ({labels}): give each row its own name")
-        for n, (row, use) in reversed(list(enumerate(zip(alike, uses), 1))):
-            formula = f"{formula[:use.start()]}{name}{n}{formula[use.end():]}"
-            named[f"{name}{n}"] = row
-    return formula, named
-
-
-def _row_named(name: str, rows: dict[str, RowReply]) -> str:
-    """The row a formula's name is: its own, else the one row whose name it extends or whose label it spells
-    ("depreciation" for a row named "deprec")."""
-    if name in rows:
-        return name
-    alike = [n for n, r in rows.items() if name.startswith(n) or name == "_".join(normal(r.label).split())]
-    if len(alike) != 1:
-        raise ComputeError(f"the formula names {name!r}, which is no row ({', '.join(rows)}): add its row")
-    return alike[0]
 
 
 @register
@@ -145,11 +78,15 @@ def applies(question: Question, frames: list[StatementFrame]) -> bool:
     capex, total assets…); not a choice among things the question names, nor a count of things."""
     years, kept = {int(y) for y in question.years}, statements(frames)
     printed = {p.year for f in kept for p in f.periods}
+    return bool(years & printed) and asks_figure(question, kept)
+
+
+def asks_figure(question: Question, frames: list[StatementFrame]) -> bool:
+    """A number asked, or a statement's word or a metric named; no choice among things, no count of things."""
     words = f" {normal(question.task or question.text)} "
     named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
-        one_figure(question, kept) is not None
-    return bool(years & printed) and not question.options and not question.counts and \
-        (question.asked == "number" or named)
+        one_figure(question, frames) is not None
+    return not question.options and not question.counts and (question.asked == "number" or named)
 
 
 def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
@@ -162,7 +99,7 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     """The one figure a question asks for one fiscal year, if it asks nothing more of it: ("metric", a defined
     metric's name) or ("row", a row's words). Wordings are taken longest first, none inside another; an
     analyst's word for a row (revenue, capex) counts as a figure too, but code does not pick its row."""
-    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
+    text = without_statement(question.task or question.text)
     if len(set(question.years)) != 1:
         return None
     metrics = {said: name for said, name in SAID if not gives(text, name)}
@@ -178,7 +115,7 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
     """The program of one row's growth between the two fiscal years a question names, asked as a percentage
     ("By how much did revenue grow from FY2020 to FY2021, in percent?"): the change over the earlier year's
     size (a loss that narrows grows). A margin's or a ratio's change is not a row's growth."""
-    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
+    text = without_statement(question.task or question.text)
     years, words = sorted({int(y) for y in question.years}), normal(text)
     if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(words) or \
             _COMPOUND.search(words) or metrics_named(text):
@@ -196,7 +133,7 @@ def over_years(question: Question, frames: list[StatementFrame]) -> Program | No
     operating margin change from FY2020 to FY2021?": the later less the earlier), or of its average over the
     years from the first to the last ("the FY2019 - FY2021 average current ratio"), if it asks nothing more.
     A ratio's change asked as a percentage (relative, or in points?) is left to the model."""
-    text = _STATEMENT_NAMES.sub(" ", question.task or question.text)
+    text = without_statement(question.task or question.text)
     years = {int(y) for y in question.years}
     metrics = {said: name for said, name in SAID if not gives(text, name)}
     found, rest = longest_first(text, {*metrics, *row_words(frames), *_METRIC_WORDS})
@@ -242,10 +179,13 @@ def printed_labels(frames: list[StatementFrame]) -> set[str]:
 
 
 async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
+    """The program code writes, else the model's (repaired by code, then once by the model with the reason),
+    run by code on the statements, the one the question names first; a result its kind of metric cannot have
+    is turned the right way up or refused, never the answer."""
     frames = statements(frames)
     if program := by_code(question, frames):
         try:
-            return Read(solution=solution(question, compute(program, frames)))
+            return Read(solution=solution(question, run(question, program, frames)))
         except (NotFound, ComputeError, ZeroDivisionError):
             pass  # a row code did not find: the model names the rows in its own words
     question = with_definitions(question)
@@ -277,11 +217,19 @@ async def _written(question: Question, frames: list[StatementFrame], call: Call,
         if "/" not in program.formula:
             return Read(said=reply.text, reason="a percentage was asked and the program divides nothing"), True
     try:
-        return Read(said=reply.text, solution=solution(question, compute(program, frames))), False
+        return Read(said=reply.text, solution=solution(question, run(question, program, frames))), False
     except NotFound as exc:
         return Read(said=reply.text, reason=str(exc)), False
     except (ComputeError, ValidationError, ZeroDivisionError) as exc:
         return Read(said=reply.text, reason=f"the program was refused: {str(exc)[:200]}"), True
+
+
+def run(question: Question, program: Program, frames: list[StatementFrame]) -> Computed:
+    """A program run on the statements, the one the question names first, and its result checked against what
+    the metric asked is (rag/reader/plausible.py): `Implausible`, a ComputeError, when it cannot be that."""
+    named = named_statement(question.text)
+    return checked(question.text, program, lambda p: compute(p, frames, named=named),
+                   money=unit_of(question, program.formula) == "money")
 
 
 def with_definitions(question: Question) -> Question:
