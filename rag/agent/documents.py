@@ -12,6 +12,9 @@ import pymupdf
 from rag.ingest.colours import document_colours
 from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
+from rag.reader.definitions import metrics_named
+from rag.reader.filings import Choice, Chosen, Filing, choose, filing_of
+from rag.reader.lookup import concept_of
 from rag.reader.occurrences import page_texts
 from rag.reader.skills.names import printed, vocabulary
 from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
@@ -42,16 +45,27 @@ class SearchedDocuments:
     def tables(self, page: PageRef) -> list[Table]:
         return [t for t in self.store.tables(page.doc_id) if t.page == page.page]
 
-    def frames(self, hits, names: list[str] = ()) -> list[StatementFrame]:
+    def frames(self, hits, names: list[str] = (), asked: str = "") -> list[StatementFrame]:
         """The statement frames of one document, a metric being one company's: the one searched; of several,
-        the only one that prints every name the question asks about ("Best Buy's margin" asked over a 10-K and
-        a survey whose words the search likes better), else the one the best hit is in."""
+        the filing of the company, form and fiscal year the question `asked` names, by the names each filing
+        prints (rag/reader/filings.py); else the only one that prints every name the question asks about ("Best
+        Buy's margin" asked over a 10-K's statement pages and a survey the search likes better); else of the
+        filings whose statements print the years asked, the best hit's. The frames say which and why
+        (`Chosen.why`); none, and why, when the question names a company no searched document prints."""
         if len(self.docs) == 1:
             return self.store.frames(self.docs[0].doc_id)
-        naming = [d.doc_id for d in self.docs if names and all(
-            printed(n, _words(self.store, d.doc_id, d.version, d.pages)) for n in names)]
-        doc_id = naming[0] if len(naming) == 1 else hits[0].fragment.doc_id if hits else None
-        return self.store.frames(doc_id) if doc_id else []
+        ranked = [h.fragment.doc_id for h in hits]
+        choice, named = choose([_filing(self.store, d.doc_id, d.version, d.file) for d in self.docs], asked, ranked)
+        if not named and names:
+            words = {d.doc_id: _words(self.store, d.doc_id, d.version, d.pages) for d in self.docs}
+            naming = [d for d in self.docs if all(printed(n, words[d.doc_id]) for n in names)]
+            if len(naming) == 1:
+                why = f"from {naming[0].file}: the only searched document that prints {', '.join(names)}"
+                choice = Choice(doc_id=naming[0].doc_id, why=why)
+            elif unknown := [n for n in names if _proper(n) and not any(printed(n, w) for w in words.values())]:
+                return Chosen([], why=f"no searched filing is of {', '.join(unknown)}: no statement read")
+        doc_id = choice.doc_id or (ranked[0] if ranked else None)
+        return Chosen(self.store.frames(doc_id) if doc_id else [], why=choice.why)
 
     def outline(self, doc_id: str) -> Outline:
         return outline(self.store, doc_id)
@@ -70,7 +84,22 @@ class SearchedDocuments:
         return "\n\n".join(self.outline(d.doc_id).text(40) for d in self.docs[:3])
 
 
-@lru_cache(maxsize=16)
+def _proper(name: str) -> bool:
+    """A name of a company, maybe: written in capitals and small letters ("Apple", not "EBITDA"), and no
+    analyst's word for a row or a metric."""
+    return name != name.upper() and concept_of(name) is None and not metrics_named(name)
+
+
+@lru_cache(maxsize=64)
+def _filing(store, doc_id: str, version: int, file: str) -> Filing:
+    """A searched document as a company's filing: its cover page (pages 1–2) and its statements' headers."""
+    frames = store.frames(doc_id)
+    cover = "\n".join(store.page_texts(doc_id, [1, 2]).values())
+    pages = sorted({f.page for f in frames if f.kind in ("income_statement", "balance_sheet", "cash_flows")})[:3]
+    return filing_of(doc_id, file, cover, frames, store.page_texts(doc_id, pages))
+
+
+@lru_cache(maxsize=32)
 def _words(store, doc_id: str, version: int, pages: int) -> frozenset[str]:
     return frozenset(vocabulary("\n".join(store.page_texts(doc_id, list(range(1, pages + 1))).values())))
 

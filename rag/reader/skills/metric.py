@@ -69,8 +69,13 @@ class Metric:
     name, reads = "metric", "documents"
 
     async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
-        frames = documents.frames(hits, question.names)
-        return await solve(question, frames, call) if applies(question, frames) else None
+        """Of several searched documents, the filing of the company the question names (its choice and why
+        said with the answer, or with why not); of one, its statements."""
+        frames = documents.frames(hits, question.names, question.text)
+        why = getattr(frames, "why", "")
+        if not frames:  # the question names a company no searched filing is of: said, and pages are read
+            return Read(reason=why) if why and asks_figure(question, []) else None
+        return with_filing(await solve(question, frames, call), why) if applies(question, frames) else None
 
 
 def applies(question: Question, frames: list[StatementFrame]) -> bool:
@@ -87,6 +92,17 @@ def asks_figure(question: Question, frames: list[StatementFrame]) -> bool:
     named = any(f" {w} " in words for w in _METRIC_WORDS) or bool(metrics_named(words)) or \
         one_figure(question, frames) is not None
     return not question.options and not question.counts and (question.asked == "number" or named)
+
+
+def with_filing(read: Read, why: str) -> Read:
+    """A read that says which filing its statements are and why (the hop box shows it), with its figure or
+    with why not."""
+    if not why:
+        return read
+    if read.solution:
+        return read.model_copy(update={"solution": read.solution.model_copy(
+            update={"value": f"{read.solution.value} · {why}"})})
+    return read.model_copy(update={"reason": f"{read.reason} ({why})"})
 
 
 def statements(frames: list[StatementFrame]) -> list[StatementFrame]:
