@@ -85,6 +85,19 @@ def test_each_kind_of_metric_has_its_range(text, formula, kind):
     assert within("growth", 9.5) and not within("growth", -10.5) and within(None, 1e6)
 
 
+def test_a_percentage_of_a_whole_is_a_share_and_of_another_figure_is_not(nike):
+    capex = "What were Nike's FY2021 capital expenditures as a percentage of its revenues?"
+    spent = ("capex", "capital expenditures", "cash flow statement")
+    got, calls = solve(capex, nike, program(spent, REV, formula="rev_2021 / capex_2021"))
+    assert len(calls) == 1 and got.solution.short() == "1.56" and "part and whole swapped by code" in \
+        got.solution.value, "revenue is a whole: 6,408% cannot be capex's share of it"
+    bought = "What were Nike's FY2020 share repurchases as a percentage of its net income?"
+    rows = (("buy", "repurchase of common stock", "cash flow statement"), ("ni", "net income", "income statement"))
+    got, _ = solve(bought, nike, program(*rows, formula="buy_2020 / ni_2020"))
+    assert got.solution.short() == "120.8", "3,067 of 2,539: buybacks are no part of net income, no range"
+    assert kind_of("What were diluted earnings per share of common stock in FY2021?", "eps_2021") is None
+
+
 @pytest.mark.parametrize(("written", "repaired"), [
     ("(oi_2021 + da_2021 / rev_2021", "(oi_2021 + da_2021) / rev_2021"),  # a group that adds, then divided
     ("365 * avg(inv_2020, inv_2021 / cogs_2021 + 365 * avg(ar_2020, ar_2021) / rev_2021",

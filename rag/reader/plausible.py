@@ -34,7 +34,9 @@ WHOLES = {"revenue": 3, "total assets": 3, "pretax income": 2, "total current as
           "total current liabilities": 2, "total liabilities": 2, "net income": 1, "cash from operations": 1}
 _GROWTH = re.compile(r"\b(?:growth|grows?|grew|cagr|changes?|changed|increases?|increased|decreases?|decreased|"
                      r"year over year|yoy)\b")
-_SHARE = re.compile(r"\b(?:margins?|(?:percentage|percent|share|portion|proportion|fraction) of)\b")
+_SHARE = re.compile(r"\b(?:margins?|(?<!per )(?:share|portion|proportion|fraction) of)\b")
+# "X as a percentage of Y" is a share where Y is a whole and X is not (R&D of revenue; not buybacks of net income)
+_PERCENT_OF = re.compile(r"\b(?:percentage|percent) of\b")
 _POSITIVE = re.compile(r"\b(?:turnover|days)\b")
 _NOT_POSITIVE = re.compile(r"\bcycle\b")  # a cash conversion cycle may be below nil
 
@@ -105,6 +107,16 @@ def swapped(program: Program, computed: Computed) -> Program | None:
     return program.model_copy(update={"formula": ast.unparse(tree)}) if turned else None
 
 
+def _of_a_whole(program: Program, computed: Computed) -> bool:
+    """Whether the formula divides by, or (upside down) divides, one of the widest wholes (revenue, total
+    assets) and a narrower figure."""
+    widths = {u.name: _width(u.lookup.asked, u.lookup.label) for u in computed.inputs}
+    widest = max(WHOLES.values())
+    return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and
+               max(sides := (_widest(node.left, widths), _widest(node.right, widths))) == widest > min(sides)
+               for node in ast.walk(ast.parse(program.formula.strip(), mode="eval")))
+
+
 def _width(asked: str, printed: str) -> int:
     concept = concept_of(asked) or concept_of(printed)
     return next((w for name, w in WHOLES.items() if concept is GLOSSARY[name]), 0)
@@ -123,7 +135,8 @@ def checked(text: str, program: Program, run: Callable[[Program], Computed], mon
     none); else the program with its divisions turned the right way up, if that one's does, said in its notes;
     else `Implausible`, never the figure."""
     computed = run(program)
-    kind = None if money else kind_of(text, program.formula)
+    kind = None if money else kind_of(text, program.formula) or \
+        ("share" if _PERCENT_OF.search(normal(text)) and _of_a_whole(program, computed) else None)
     if within(kind, computed.value):
         return computed
     if (turned := swapped(program, computed)) is not None and within(kind, (again := run(turned)).value):
