@@ -82,7 +82,7 @@ def test_a_question_naming_no_company_says_which_filings_it_found():
 def library(tmp_path_factory, embed_model):
     """Three 10-Ks in one store, each its cover page and its statements (searchable from their text layer)."""
     ws = Workspace(local_settings(tmp_path_factory.mktemp("library")), embed_model=embed_model)
-    for path, pages in ((NIKE, [1, 59, 61, 62]), (COSTCO, [1, 36, 38, 40]), (NETFLIX, [1, 40, 41, 42])):
+    for path, pages in ((NIKE, [1, 59, 61, 62]), (COSTCO, [1, 36, 38, 40]), (NETFLIX, [1, 40, 42, 43])):
         report = ws.ingest(pages_of(path, pages), path.name, wait="searchable")
         assert report.stage == "searchable", report
     return ws
@@ -118,3 +118,9 @@ def test_a_company_no_searched_filing_is_of_gets_no_other_companys_figure(librar
     result, computed, _ = asked(library, "What was Zephyrine Foods' net income in FY2021?", tmp_path)
     assert result.skill != "metric" and not result.program
     assert any("no searched filing is of Zephyrine" in (c.error or "") for c in computed), computed
+
+
+def test_a_metric_written_with_capitals_names_no_company_and_the_only_filing_of_its_year_answers(library, tmp_path):
+    result, [computed], llm = asked(library, "What was the Current Ratio in FY2015?", tmp_path)
+    assert not llm.prompts and result.skill == "metric" and result.answer.startswith("1.54 = "), result.answer
+    assert "the only searched filing with statements of FY2015" in computed.result

@@ -4,7 +4,7 @@ similarity of a page's lines to the question."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pymupdf
@@ -12,9 +12,9 @@ import pymupdf
 from rag.ingest.colours import document_colours
 from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
-from rag.reader.definitions import metrics_named
+from rag.reader.definitions import SAID
 from rag.reader.filings import Choice, Chosen, Filing, choose, filing_of
-from rag.reader.lookup import concept_of
+from rag.reader.lookup import GLOSSARY, normal
 from rag.reader.occurrences import page_texts
 from rag.reader.skills.names import printed, vocabulary
 from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
@@ -85,9 +85,15 @@ class SearchedDocuments:
 
 
 def _proper(name: str) -> bool:
-    """A name of a company, maybe: written in capitals and small letters ("Apple", not "EBITDA"), and no
-    analyst's word for a row or a metric."""
-    return name != name.upper() and concept_of(name) is None and not metrics_named(name)
+    """A name of a company, maybe: written in capitals and small letters ("Apple", not "EBITDA"), and no word
+    of an analyst's for a row or a metric ("Quick" of "Quick Ratio")."""
+    return name != name.upper() and not set(normal(name).split()) & _analysts_words()
+
+
+@cache
+def _analysts_words() -> frozenset[str]:
+    wordings = [w for c in GLOSSARY.values() for w in (*c.said, *c.printed)] + [w for w, _ in SAID]
+    return frozenset(word for wording in wordings for word in normal(wording).split())
 
 
 @lru_cache(maxsize=64)
