@@ -55,7 +55,9 @@ class Documents(Protocol):
 
     docs: list[DocumentInfo]
 
-    def frames(self, hits, names: list[str] = ()) -> list[StatementFrame]: ...
+    def frames(self, hits, names: list[str] = (), asked: str = "") -> list[StatementFrame]:
+        """The statements of the filing the question asks about (`asked`: its text, naming a company, form or year)."""
+        ...
 
     def outline(self, doc_id: str): ...
 
