@@ -13,22 +13,20 @@ from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
 from rag.reader.skills.base import Call, PageView, Read, page_messages, register
 from rag.reader.verify import as_printed, in_asked_column, verdicts
-from rag.text import NUMBER, numbers, unit_after
+from rag.text import NUMBER
 
 LINE_CHARS = 300
 # Bounds wide enough that no right answer is cut by them (a cut reply lost right sentences): a span, the one
 # sentence an open question gets, a list.
 TEXT_CHARS = {False: 300, True: 500}
-# A number asked is written as the page writes it, in a few words ("12%", "4.2 MW", "14 of 30"), not held to a
-# figure alone: a question asked as a number may want a range, two figures or a name. A reply of one figure is
-# cut to that figure and the unit right after it, by code, so no other word of the page (a planted one among
-# them) rides along.
-NUMBER_CHARS = 60
+# The figure alone, as the page prints it: its unit and scale come from the page, by code, so no word of
+# the page (a planted one among them) rides along; and a small model's runaway digits
+# ("41,190,000,000,000,0…", "0.41234567890123…") cannot be written.
+NUMBER_PATTERN = r"^-?[(]?[$€£]?([0-9]{1,3}(,[0-9]{3}){1,4}|[0-9]{1,7})([.][0-9]{1,4})?[)]?%?$"
 MAX_ITEMS = 12
 # Reply tokens: the JSON around the answer and the longest answer the schema allows (a token is 3–4
 # characters of a span, a digit is a token), so the schema, not the token bound, ends a reply.
-REPLY_TOKENS = {"number": 24 + NUMBER_CHARS // 3, "yes_no": 24 + LINE_CHARS // 3, "list": 320,
-                "text": 24 + TEXT_CHARS[False] // 3}
+REPLY_TOKENS = {"number": 48, "yes_no": 24 + LINE_CHARS // 3, "list": 320, "text": 24 + TEXT_CHARS[False] // 3}
 
 
 def reply_model(question: Question) -> type[BaseModel]:
@@ -42,7 +40,7 @@ def reply_model(question: Question) -> type[BaseModel]:
         answer = {
             "list": (list[str], Field(json_schema_extra={"maxItems": MAX_ITEMS})),
             "yes_no": (Literal["Yes", "No"], ...),
-            "number": (str, Field(json_schema_extra={"maxLength": NUMBER_CHARS})),
+            "number": (str, Field(json_schema_extra={"pattern": NUMBER_PATTERN})),
         }.get(asked, (str, Field(json_schema_extra={"maxLength": TEXT_CHARS[question.open]})))
     line = {"line": (str, Field("", json_schema_extra={"maxLength": LINE_CHARS}))} if asked == "yes_no" else {}
     return create_model(f"Page{asked.title()}", found=(bool, ...), answer=answer, **line)
@@ -70,8 +68,7 @@ class ReadPage:
             failed = {} if kept else {"words_on_page": "none of its items is on the page"}
             solution = Solution(skill=self.name, asked=asked, items=kept or items, pages=[view.ref]) if items else None
             return Read(said=said, solution=solution, failed=failed, reason="" if items else "the list is empty")
-        said_value = figure(str(found.answer).strip()) if asked == "number" else str(found.answer).strip()
-        value = in_asked_column(as_printed(said_value, text), view.whole, question.years)
+        value = in_asked_column(as_printed(str(found.answer).strip(), text), view.whole, question.years)
         # checked against the whole page: the lines read were chosen for the question's words, so on them
         # every line looks like one about what is asked
         failed = verdicts(value, getattr(found, "line", ""), view.whole, asked, question.terms, question.years, text)
@@ -81,17 +78,6 @@ class ReadPage:
         shown, short = valued(value, view.whole, question) if as_value else (value, "")
         return Read(said=said, failed=failed, solution=Solution(skill=self.name, asked=asked, value=shown,
                                                                 short_value=short, line=value, pages=[view.ref]))
-
-
-def figure(answer: str) -> str:
-    """A reply of one figure as that figure and the unit right after it ("12.4 million" of "12.4 million,
-    per the report"); a reply of several figures or of none as written."""
-    found = list(NUMBER.finditer(answer))
-    if len(found) != 1 or len(numbers(answer)) != 1:
-        return answer
-    value = found[0].group() + ")" * (found[0].group().startswith("(") and answer[found[0].end():][:1] == ")")
-    unit = unit_after(answer[found[0].start():], value)
-    return value + (("" if unit == "%" else " ") + unit if unit else "")
 
 
 def _a_value(answer: str) -> bool:
