@@ -186,7 +186,7 @@ def names(text: str) -> list[str]:
     words = [m for m in _NAME.finditer(text) if not any(c.isdigit() for c in m.group())]
     if sum(w.group().isupper() and len(w.group()) > 1 for w in words) >= len(words) / 2:
         return []
-    found = [w.group().strip("'’-").removesuffix("'s").removesuffix("’s") for w in words
+    found = [_bare(w.group()) for w in words
              if not re.search(r"(^|[.?!:;\"“(]\s*)$", text[:w.start()]) and not (w.group().isupper() and len(w.group()) > 5)
              and (w.group()[0].isupper() or any(c.isupper() for c in w.group()[1:]))]
     return list(dict.fromkeys(w for w in found if w.lower() not in _NOT_NAMES and len(w) > 1))
@@ -206,8 +206,13 @@ def proper_names(text: str) -> list[str]:
     if re.search(r"\S\s+(?:The|Of|In|On|And|Is|Are|For|To|A|An)\s", text):  # title case: case tells nothing
         return []
     runs = re.findall(r"(?<![.?!:;\"“(]\s)(?<!^)\b((?:[A-Z][a-z][\w'’-]*\s+){1,4}[A-Z][a-z][\w'’-]*)", text)
-    runs = [run.strip("'’-").removesuffix("'s").removesuffix("’s") for run in runs]
-    return [run for run in runs if all(w.strip("'’-").removesuffix("'s").removesuffix("’s") in found for w in run.split())]
+    runs = [_bare(run) for run in runs]
+    return [run for run in runs if all(_bare(w) in found for w in run.split())]
+
+
+def _bare(word: str) -> str:
+    """A word or name without its quotes, hyphens at its ends, or possessive ("Hawkesbury's" → "Hawkesbury")."""
+    return word.strip("'’-").removesuffix("'s").removesuffix("’s")
 
 
 def asked_type(question: str) -> Asked:

@@ -53,7 +53,7 @@ def counting_program(question: Question, doc: Outline, printed: dict[int, str]) 
     if kind is None or not (labels := numbered(printed, kind)):
         return None
     pages = [p for p in question.pages if p > 0]
-    found = list(dict.fromkeys(label for page, label in labels if not pages or page in pages))
+    found = [label for page, label in labels if not pages or page in pages]
     return f"{kind} = {found!r}\nans = len({kind})"
 
 
