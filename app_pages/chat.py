@@ -23,6 +23,7 @@ from app_pages.common import (
 from app_pages.conversations import PARAM, delete_conversation, open_conversation
 from rag.agent.events import HopEvent
 from rag.agent.run import AgentAnswer
+from rag.records import Citation
 from rag.ui.conversations import Turn
 from rag.ui.helpers import answer_markdown
 from rag.ui.live import LiveRun
@@ -67,7 +68,7 @@ def show_turn(ws: Workspace, turn: Turn) -> None:
     st.empty()  # where the Stop button was while it ran: the live view's elements stay in place
     events = turn.hop_events()
     if events:
-        cited = frozenset(c["fragment_id"] for c in turn.answer.citations if c.get("fragment_id")) if turn.answer else frozenset()
+        cited = frozenset(c.fragment_id for c in turn.answer.citations if c.fragment_id) if turn.answer else frozenset()
         with st.status(evidence_title(events), state="error" if turn.error else "complete"):
             for event in events:
                 render_event(ws, event, cited)
@@ -95,17 +96,17 @@ def show_answer(ws: Workspace, answer: AgentAnswer | None, error: str | None) ->
                  query_params={"run": answer.run_id})
 
 
-def show_citation(ws: Workspace, citation: dict) -> None:
-    label = f" · {citation['evidence']}" if citation.get("evidence") else ""
-    with st.expander(f"Cited page {citation['page']} · {citation['file']}{label}", icon=":material/description:"):
-        if citation.get("text"):
-            st.markdown(f"> {answer_markdown(citation['text'][:400])}")
-        doc = ws.store.get(citation["doc_id"]) if citation.get("doc_id") else None
+def show_citation(ws: Workspace, citation: Citation) -> None:
+    label = f" · {citation.evidence}" if citation.evidence else ""
+    with st.expander(f"Cited page {citation.page} · {citation.file}{label}", icon=":material/description:"):
+        if citation.text:
+            st.markdown(f"> {answer_markdown(citation.text[:400])}")
+        doc = ws.store.get(citation.doc_id) if citation.doc_id else None
         if doc is None:
             st.caption("This document has been deleted from the library.")
             return
-        box = tuple(citation["bbox"]) if citation.get("bbox") else None
-        st.image(page_image(str(ws.store.pdf_path(doc.doc_id)), citation["page"], dpi=100, highlight=box),
+        box = citation.bbox
+        st.image(page_image(str(ws.store.pdf_path(doc.doc_id)), citation.page, dpi=100, highlight=box),
                  caption="The cited evidence is boxed in red." if box else None, width=720)
 
 

@@ -88,7 +88,7 @@ def hop_tree(ws: Workspace, spans: list[dict]) -> None:
     events = events_from_trace(spans)
     reading = [e for e in events if is_reader_step(e)]
     answer = next((e for e in events if e.kind == "answer"), None)
-    cited = frozenset(c["fragment_id"] for c in answer.citations if c.get("fragment_id")) if answer else frozenset()
+    cited = frozenset(c.fragment_id for c in answer.citations if c.fragment_id) if answer else frozenset()
     for hop in sorted({e.hop for e in events}):
         in_hop = [e for e in events if e.hop == hop and e.kind not in ("run_start", "answer") and not is_reader_step(e)]
         if not in_hop:

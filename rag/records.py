@@ -1,4 +1,4 @@
-"""Typed records that cross module borders: documents, fragments, hits."""
+"""Typed records that cross module borders: documents, fragments, hits, citations."""
 
 from __future__ import annotations
 
@@ -279,6 +279,18 @@ class Hit(BaseModel):
     @property
     def order(self) -> float:
         return self.score if self.rank is None else self.rank
+
+
+class Citation(BaseModel):
+    """A page an answer cites, boxed where the fragment that reads most like the answer's line stands."""
+
+    file: str
+    doc_id: str = ""
+    page: int
+    fragment_id: str | None = None
+    bbox: BBox | None = None
+    evidence: str = ""  # "p. 5"
+    text: str = ""  # the answer's line it backs
 
 
 class SearchResult(BaseModel):

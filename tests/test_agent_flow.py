@@ -51,7 +51,7 @@ def test_covered_question_is_read_after_one_hop_and_cites_its_page(run):
     assert [s.reason for s in kinds(events, Stop)] == ["sufficient"], "coverage: no ReAct step needed"
     assert len(result.hops) == 1 and result.hops[0].modality == "auto"
     assert [c.purpose for c in kinds(events, LLMCall)] == ["read page"]
-    assert result.answer.endswith(f"[p. {result.citations[0]['page']}]") and QUESTION in llm.prompts[0]
+    assert result.answer.endswith(f"[p. {result.citations[0].page}]") and QUESTION in llm.prompts[0]
 
 
 def test_the_first_hop_arrives_before_any_llm_call(run):
@@ -115,7 +115,7 @@ def test_low_scores_are_retried_once_with_a_paraphrase_as_in_the_paper(run):
     first, retried = kinds(events, HopEnd)
     assert first.hop == retried.hop == 1 and retried.query == QUESTION
     assert {h.fragment.id for h in retried.hits} >= set(retried.new_ids) and len(result.hops) == 1
-    assert [f["id"] for f in result.hops[0].fragments] == [h.fragment.id for h in retried.hits]
+    assert [f.id for f in result.hops[0].fragments] == [h.fragment.id for h in retried.hits]
     summary = summarize(Path(result.trace))
     assert summary.hops == 1 and 0 < summary.first_hop_s == round(first.t_end - kinds(events, RunStart)[0].t_start, 2)
 

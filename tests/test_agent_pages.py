@@ -59,8 +59,8 @@ def test_the_best_page_is_read_first_and_the_answer_cites_it(run):
     [read] = reads(events)
     first_page = next(e for e in events if isinstance(e, HopEnd)).hits[0].fragment.page
     assert read.found and read.page == first_page and read.skill == "read_page"
-    assert result.answer.endswith(f"[p. {first_page}]") and result.citations[0]["page"] == first_page
-    assert result.citations[0]["bbox"], "the cited page is boxed where the answer's line stands"
+    assert result.answer.endswith(f"[p. {first_page}]") and result.citations[0].page == first_page
+    assert result.citations[0].bbox, "the cited page is boxed where the answer's line stands"
     assert result.skill == "read_page" and [c.purpose for c in events if isinstance(c, LLMCall)] == ["read page"]
     assert "<page>" in llm.prompts[0] and QUESTION in llm.prompts[0]
 
@@ -71,7 +71,7 @@ def test_a_page_without_the_answer_leads_to_the_next_page(run):
     first, second, third = reads(events)
     assert (first.found, second.found, third.found) == (False, False, True)
     assert len({first.page, second.page, third.page}) == 3
-    assert "did not parse" in second.reason and result.citations[0]["page"] == third.page
+    assert "did not parse" in second.reason and result.citations[0].page == third.page
 
 
 def test_an_answer_not_on_the_page_is_not_an_answer(run):
@@ -94,13 +94,13 @@ def test_after_two_pages_without_answer_the_agent_searches_again(run):
 
 def test_a_named_page_is_read_first(run):
     result, events, _ = run([copy_from_page()], question="What does page 3 say about Latinos' finances?")
-    assert reads(events)[0].page == 3 and result.citations[0]["page"] == 3
+    assert reads(events)[0].page == 3 and result.citations[0].page == 3
 
 
 def test_the_react_step_may_ask_for_a_page(run):
     read_seven = 'Thought: Page 7 may hold it.\nAction: ReadPage\nAction Input: {"page": 7}'
     result, events, llm = run([read_seven, copy_from_page()], sufficiency_check="react")
-    assert "ReadPage" in llm.prompts[0] and reads(events)[0].page == 7 and result.citations[0]["page"] == 7
+    assert "ReadPage" in llm.prompts[0] and reads(events)[0].page == 7 and result.citations[0].page == 7
 
 
 def test_what_a_picture_shows_is_not_guessed(run):

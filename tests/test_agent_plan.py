@@ -58,7 +58,7 @@ def test_each_part_is_its_own_hop_and_read_and_code_composes_the_answer(ask):
     assert result.short_answer == str(abs(a - b)) and result.answer.startswith(f"{abs(a - b)}% = ")
     assert all(f"{r.short}% [p. {r.page}]" in result.answer for r in reads)
     assert len(result.hops) == 2 and result.plan == ["difference", *PARTS]
-    assert {c["page"] for c in result.citations} == {r.page for r in reads}
+    assert {c.page for c in result.citations} == {r.page for r in reads}
 
 
 def test_a_part_not_found_gives_a_partial_answer_and_the_trace_holds_the_plan(ask):

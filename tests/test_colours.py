@@ -86,7 +86,7 @@ def ask(workspace, tmp_path):
 def test_the_words_in_a_colour_are_listed_counted_or_said_to_be_none(ask):
     result = ask("What are the first two headings printed in red?")
     assert result.short_answer == '["Harbour Renewal", "Budget Outlook For The Coming Year"]'
-    assert [c["page"] for c in result.citations] == [1]
+    assert [c.page for c in result.citations] == [1]
     assert ask("How many lines are highlighted in yellow on page 1?").short_answer == "1"
     assert ask("What is written in the orange box?").short_answer == "Approve plan"
     none = ask("Which words are printed in green?")

@@ -68,14 +68,14 @@ def test_the_oracle_agent_plans_and_every_part_searches_the_gold_pages(pew_works
                                gold_pages=gold), QUESTION, tmp_path)
     ends = [e["event"] for e in load_trace(result.trace) if e["kind"] == "hop_end"]
     assert [e["query"] for e in ends] == PARTS and all(e["route"] == ["gold pages"] for e in ends)
-    assert {f["page"] for h in result.hops for f in h.fragments} == set(gold)
+    assert {f.page for h in result.hops for f in h.fragments} == set(gold)
     assert result.plan == ["difference", *PARTS] and result.short_answer == "20", result.answer
-    assert {c["page"] for c in result.citations} == set(gold)
+    assert {c.page for c in result.citations} == set(gold)
 
     one = PARTS[0]  # a question of one fact: the first hop, routed over the gold pages, then its page read
     result = drain(stream_mode(pew_workspace, ScriptedLLM(replies=[read]), "oracle-agent", one,
                                [pew_doc(pew_workspace)], tmp_path, gold_pages=gold), one, tmp_path)
-    assert not result.error and result.short_answer == "81" and result.citations[0]["page"] == 4, result.answer
+    assert not result.error and result.short_answer == "81" and result.citations[0].page == 4, result.answer
 
 
 def test_a_strategy_of_ones_own_is_the_runs_only_search(pew_workspace, tmp_path):
@@ -105,8 +105,8 @@ def test_a_strategy_of_ones_own_is_the_runs_only_search(pew_workspace, tmp_path)
     question = "How do Latinos see economic upward mobility for their children?"
     result = run_question(pew_workspace, ScriptedLLM(replies=[found_on_page()]), question,
                           doc_ids=[pew_doc(pew_workspace)], trace_dir=tmp_path, strategy=FirstPageOnly())
-    assert asked == [(question, "oracle")] and {f["page"] for h in result.hops for f in h.fragments} == {5}
-    assert result.stop_reason == "single_pass" and result.citations[0]["page"] == 5
+    assert asked == [(question, "oracle")] and {f.page for h in result.hops for f in h.fragments} == {5}
+    assert result.stop_reason == "single_pass" and result.citations[0].page == 5
     assert load_trace(result.trace)[0]["event"]["settings"]["mode"] == "gold page 5"
     with pytest.raises(ValueError, match="unknown mode 'fast'"):
         strategy("fast", [])

@@ -4,12 +4,14 @@ the chat renders the same headline (tests/test_app.py checks it on screen)."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 
 from rag.agent import events as ev
 from rag.agent.printer import print_event
-from rag.records import Fragment, Hit
+from rag.agent.run import AgentAnswer
+from rag.records import Citation, Fragment, Hit
 
 HIT = Hit(fragment=Fragment(id="d:text:3:0", doc_id="d", file="r.pdf", page=3, modality="text", bbox=(0, 0, 1, 1),
                             text="Revenue grew 4%"), score=0.61, collection="text")
@@ -63,5 +65,20 @@ def test_the_words_carry_what_a_reader_needs():
 
 def test_an_answer_prints_its_words_and_sources():
     out = io.StringIO()
-    print_event(ev.AnswerEvent(answer="$9,912 million [p. 2]", citations=[{"file": "bb.pdf", "page": 2}]), out)
+    print_event(ev.AnswerEvent(answer="$9,912 million [p. 2]", citations=[Citation(file="bb.pdf", page=2)]), out)
     assert "$9,912 million [p. 2]" in out.getvalue() and "sources: bb.pdf p.2" in out.getvalue()
+
+
+def test_a_trace_or_turn_saved_with_dict_citations_loads_them_typed():
+    old = {"file": "bb.pdf", "doc_id": "d", "page": 2, "fragment_id": "d:text:2:0", "bbox": [1.0, 2.0, 3.0, 4.0],
+           "evidence": "p. 2", "text": "Gross profit was $9,912 million."}
+    [answer] = ev.from_records([{"kind": "answer", "answer": "$9,912 million [p. 2]", "citations": [old]}])
+    assert answer.citations == [Citation(**{**old, "bbox": (1.0, 2.0, 3.0, 4.0)})]
+    assert ev.from_records([{"kind": "answer", "answer": "x", "citations": [{"file": "a.pdf", "page": 1}]}]
+                           )[0].citations[0].fragment_id is None, "the first traces kept no doc id, evidence or text"
+    hop = {"hop": 1, "query": "gross profit", "modality": "auto", "retrieval_ms": 9.0,
+           "fragments": [{"id": "d:text:2:0", "page": 2, "score": 0.5, "text": "Gross profit", "file": "bb.pdf",
+                          "modality": "text"}]}
+    turn = AgentAnswer.model_validate_json(json.dumps({"answer": "x", "run_id": "r", "question": "q",
+                                                       "citations": [old], "hops": [hop]}))
+    assert turn.citations[0].bbox == (1.0, 2.0, 3.0, 4.0) and turn.hops[0].fragments[0].page == 2

@@ -104,7 +104,7 @@ def test_a_metric_question_naming_one_company_is_answered_from_its_filing(librar
     result, [computed], llm = asked(library, "What was Netflix's EBITDA margin in FY2015, in percent?", tmp_path)
     assert not llm.prompts and result.skill == "metric"
     assert result.answer.startswith("5.43% = "), result.answer  # (305,826 + 62,283) / 6,779,511
-    assert {c["file"] for c in result.citations} == {NETFLIX.name}
+    assert {c.file for c in result.citations} == {NETFLIX.name}
     assert f"from {NETFLIX.name}: Netflix, Inc.'s filing of FY2015, the company the question names" in computed.result
 
 

@@ -74,7 +74,7 @@ def test_embedded_model_answers_with_a_cited_page(statements, gguf, tmp_path):
 
     result = run_question(statements, llm, RATIO, trace_dir=tmp_path)
     assert result.error is None and result.short_answer == "0.98", result.answer
-    assert result.citations and {c["page"] for c in result.citations} <= {1, 2, 3, 4}
+    assert result.citations and {c.page for c in result.citations} <= {1, 2, 3, 4}
     assert result.hops and result.hops[0].fragments and result.tokens["prompt"] > 100
     assert result.first_hop_s is not None and result.first_hop_s < result.total_s
     spans = load_trace(result.trace)

@@ -241,7 +241,7 @@ def test_the_agent_answers_a_lookup_by_code_with_its_input_cited(bestbuy_stateme
     result = run_question(bestbuy_statements, ScriptedLLM(replies=[]), "What was Best Buy's revenue in fiscal 2023?",
                           trace_dir=tmp_path, on_event=events.append)
     assert result.answer.startswith("$46,298 million = revenue_2023 46,298 [p. 3]"), result.answer
-    assert result.skill == "metric" and result.citations[0]["page"] == 3
+    assert result.skill == "metric" and result.citations[0].page == 3
     [computed] = [e for e in events if isinstance(e, Computation)]
     assert computed.program == "revenue_2023" and computed.inputs[0].printed == "46,298"
 
@@ -268,7 +268,7 @@ def test_of_several_documents_the_statements_are_those_of_the_company_the_questi
     assert ws.search(question).hits[0].fragment.file == "survey.pdf"
     result = run_question(ws, ScriptedLLM(replies=[]), question, trace_dir=tmp_path)
     assert result.skill == "metric" and result.answer.startswith("-1.99% = "), result.answer
-    assert {c["file"] for c in result.citations} == {"bby.pdf"}
+    assert {c.file for c in result.citations} == {"bby.pdf"}
 
 
 def test_a_missing_row_is_said_when_no_page_holds_the_answer(bestbuy_statements, tmp_path):

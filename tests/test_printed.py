@@ -79,7 +79,7 @@ def ask(workspace, tmp_path):
 
 def test_the_agent_counts_and_lists_what_is_printed_by_code_and_cites_each_page(ask):
     times = ask('How many times does "Harbour Trust" appear in the newsletter?')
-    assert times.short_answer == "3" and [c["page"] for c in times.citations] == [1, 3]
+    assert times.short_answer == "3" and [c.page for c in times.citations] == [1, 3]
     assert ask("On which pages is an e-mail address printed?").short_answer == '["3"]'
     assert ask("How many web addresses does the newsletter print?").short_answer == "2"
     assert ask("How many times does Harbour Trust appear on page 3?").short_answer == "1"

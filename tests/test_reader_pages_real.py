@@ -68,7 +68,7 @@ def ask(ws, question):
 
 def cited_text(ws, result) -> str:
     c = result.citations[0]
-    return ws.store.page_texts(c["doc_id"], [c["page"]])[c["page"]]
+    return ws.store.page_texts(c.doc_id, [c.page])[c.page]
 
 
 def test_a_statement_value_is_read_with_its_unit_and_cited(statements):
@@ -82,13 +82,13 @@ def test_a_statement_value_is_read_with_its_unit_and_cited(statements):
 def test_a_manual_is_read_in_its_own_words(manual):
     result, reads = ask(manual, "What colour does the POWER indicator glow when the monitor is powered on?")
     assert result.short_answer.lower().strip(". ") == "blue", (result.answer, [r.said for r in reads])
-    assert result.citations[0]["page"] == 1
+    assert result.citations[0].page == 1
 
 
 def test_a_manual_value_keeps_its_unit(manual):
     result, reads = ask(manual, "What is the response time of the monitor?")
     assert "12" in result.short_answer and "ms" in result.answer, (result.answer, [r.said for r in reads])
-    assert result.citations[0]["page"] == 2
+    assert result.citations[0].page == 2
 
 
 def test_a_slide_decks_date_is_read_from_its_slide(deck):
@@ -98,7 +98,7 @@ def test_a_slide_decks_date_is_read_from_its_slide(deck):
     deck.settings.reader.budget_s = deck.settings.reader.answer_s = 600.0
     result, reads = ask(deck, "On what date was the sample Recruiter certification issued?")
     assert "09/20/2014" in result.short_answer, (result.answer, [r.said for r in reads])
-    assert result.citations[0]["page"] == 2 and "09/20/2014" in cited_text(deck, result)
+    assert result.citations[0].page == 2 and "09/20/2014" in cited_text(deck, result)
 
 
 def test_a_question_no_page_answers_is_refused(statements):
@@ -113,7 +113,7 @@ def test_a_balance_sheet_total_is_read_at_the_searchable_stage(searchable_10k):
     result, reads = ask(searchable_10k, "What is the FY2023 total current liabilities for Best Buy? Answer in USD "
                                         "millions. Base your judgments on the balance sheet.")
     assert result.short_answer == "8979", (result.answer, [r.said for r in reads])
-    assert "8,979 million" in result.answer and result.citations[0]["page"] == 39
+    assert "8,979 million" in result.answer and result.citations[0].page == 39
 
 
 def test_a_value_in_thousands_is_converted_to_the_millions_asked(tmp_path_factory, embed_model):
@@ -121,4 +121,4 @@ def test_a_value_in_thousands_is_converted_to_the_millions_asked(tmp_path_factor
     result, reads = ask(ws, "What were Netflix's total current liabilities at the end of 2015? Answer in USD millions.")
     assert result.answer.startswith("$3,529.6 million = "), (result.answer, [r.said for r in reads])
     assert "3,529,624 [p. 1]" in result.answer and "in thousands" in result.answer, "the printed input and its scale"
-    assert result.short_answer == "3529.62" and result.citations[0]["page"] == 1
+    assert result.short_answer == "3529.62" and result.citations[0].page == 1

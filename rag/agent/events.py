@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from rag.control import queue_text
 from rag.reader.answer import Cited, PageReading
-from rag.records import MODALITY_NAMES, Hit
+from rag.records import MODALITY_NAMES, Citation, Hit
 
 # How an event stands out: a step of the run, a note under it, the model's thought, news for the user.
 Style = Literal["step", "note", "thought", "info", "warning"]
@@ -229,7 +229,7 @@ class Answer(BaseModel):
     answer: str
     short_answer: str = ""
     answer_type: str = ""
-    citations: list[dict] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
     picked: list[str] = Field(default_factory=list)
     program: str | None = None
     missing: bool = False

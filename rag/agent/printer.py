@@ -17,7 +17,7 @@ def print_event(event: HopEvent, out=sys.stdout) -> None:
 
 def _lines(e: HopEvent) -> str | None:
     if isinstance(e, AnswerEvent):
-        cites = ", ".join(f"{c['file']} p.{c['page']}" for c in e.citations)
+        cites = ", ".join(f"{c.file} p.{c.page}" for c in e.citations)
         reading = f"\n⏳ {e.still_reading}" + (" Ask again once they are read." if e.ask_again else "") \
             if e.still_reading else ""
         return f"\n{e.answer}\n" + (f"\nsources: {cites}" if cites else "") + reading

@@ -46,6 +46,7 @@ from rag.reader.answer import PageReading
 from rag.reader.compose import compose
 from rag.reader.pages import PageRef, Similarity, candidates
 from rag.reader.plan import Plan, composition, part_question, planned
+from rag.records import Citation, Hit
 
 
 class HopRequest(Event):
@@ -68,7 +69,7 @@ class PartHop(Event):
 
 class PartRead(Event):
     index: int
-    hits: list  # what the part's own hop found
+    hits: list[Hit]  # what the part's own hop found
 
 
 class CompactReActFormatter(ReActChatFormatter):
@@ -235,12 +236,12 @@ class DocAgent(Workflow):
                                  program=solution.program, skill=solution.skill)
         return StopEvent(result=self.result)
 
-    def cite(self, page: PageRef, line: str) -> dict:
+    def cite(self, page: PageRef, line: str) -> Citation:
         """A cited page, boxed at the fragment found on it that reads most like the answer's line."""
         found = [h.fragment for h in self.state.seen.values() if (h.fragment.doc_id, h.fragment.page) == page.key]
         best = max(found, key=lambda f: fuzz.partial_ratio(line.lower(), f.text.lower()), default=None)
-        return {"file": page.file, "doc_id": page.doc_id, "page": page.page, "fragment_id": best.id if best else None,
-                "bbox": best.bbox if best else None, "evidence": f"p. {page.page}", "text": line}
+        return Citation(file=page.file, doc_id=page.doc_id, page=page.page, fragment_id=best.id if best else None,
+                        bbox=best.bbox if best else None, evidence=f"p. {page.page}", text=line)
 
     # the search side
 

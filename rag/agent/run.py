@@ -40,16 +40,33 @@ from rag.models.llm import for_run, model_load
 from rag.reader import understand
 from rag.reader.answer import NOT_ANSWERABLE, NOT_IN_DOCUMENTS
 from rag.reader.compose import MISSING
+from rag.records import Hit, Modality
 from rag.trace import TraceWriter, redact
 
 STOPPED = "Stopped before an answer was written."
+
+
+class HopFragment(BaseModel):
+    """A fragment a hop found, as the answer record keeps it: where it stands, its score and its text."""
+
+    id: str
+    page: int
+    score: float
+    text: str
+    file: str
+    modality: Modality
+
+    @classmethod
+    def of(cls, hit: Hit) -> HopFragment:
+        f = hit.fragment
+        return cls(id=f.id, page=f.page, score=round(hit.score, 4), text=f.text, file=f.file, modality=f.modality)
 
 
 class HopSummary(BaseModel):
     hop: int
     query: str
     modality: str
-    fragments: list[dict]
+    fragments: list[HopFragment]
     retrieval_ms: float
     llm_ms: float = 0.0
 
@@ -185,7 +202,7 @@ def reading_news(store, doc_ids: list[str] | None, state: RunState, answer: Answ
     if not docs:
         return "", False
     best = {(h.fragment.doc_id, h.fragment.page) for h in state.best_hits()[:3]}
-    best |= {(c["doc_id"], c["page"]) for c in answer.citations if c.get("doc_id")}
+    best |= {(c.doc_id, c.page) for c in answer.citations if c.doc_id}
     line = "; ".join(d.still_reading() for d in docs)
     return line[0].upper() + line[1:] + ".", any((d.doc_id, p) in best for d in docs for p in d.pages_left())
 
@@ -241,9 +258,7 @@ def collect(events: list[HopEvent], question: str, trace_dir: Path) -> AgentAnsw
             hop=e.hop, query=e.query, modality=e.modality,
             retrieval_ms=round(sum(x.retrieval_ms for x in ends if x.hop == e.hop), 1),
             llm_ms=sum(c.llm_ms for c in llm_calls if c.hop == e.hop),
-            fragments=[{"id": h.fragment.id, "page": h.fragment.page, "score": round(h.score, 4),
-                        "text": h.fragment.text, "file": h.fragment.file, "modality": h.fragment.modality}
-                       for h in e.hits],
+            fragments=[HopFragment.of(h) for h in e.hits],
         )
         for e in {x.hop: x for x in ends}.values()
     ]

@@ -110,8 +110,8 @@ def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path
         "sources": [SOURCE_NAMES.get(s, s.lower()) for s in q.evidence_sources], "pages": sorted(gold),
         "unanswerable": q.unanswerable, "answer": result.answer, "short_answer": short,
         "retrieval_hit": _retrieval_hit(ws, q, doc_id, mode),
-        "evidence_in_context": bool(gold & {f["page"] for f in context}) if gold else None,
-        "coverage": {m: any(f["page"] in gold and f["modality"] == m for f in context)
+        "evidence_in_context": bool(gold & {f.page for f in context}) if gold else None,
+        "coverage": {m: any(f.page in gold and f.modality == m for f in context)
                      for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
