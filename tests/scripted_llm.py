@@ -44,6 +44,17 @@ class ScriptedLLM(CustomLLM):
         yield self.complete(prompt, formatted, **kwargs)
 
 
+class JsonReplies:
+    """A scripted JSON model (rag/models/structured.py `JsonModel`) for a skill or the reader: `reply` gives the
+    reply to (purpose, messages, schema model, max tokens)."""
+
+    def __init__(self, reply: Callable) -> None:
+        self.reply = reply
+
+    async def json(self, purpose, messages, schema_model, max_tokens, page=0):
+        return await self.reply(purpose, messages, schema_model, max_tokens)
+
+
 class QueuedLLM(ScriptedLLM):
     """The scripted LLM behind a ModelQueue, as the embedded model is, for the queue's control flow."""
 

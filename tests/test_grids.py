@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from scripted_llm import JsonReplies
 
 from rag.ingest import parse_pdf
 from rag.ingest.grids import find_grids
@@ -142,14 +143,13 @@ def test_the_reader_gives_a_named_cell_without_calling_the_model():
     async def no_model(*args, **kwargs):
         raise AssertionError("the model was called")
 
-    seen = []
     reader = PageReader(understand("How many bicycles did the south depot repair?"), ReaderSettings(), Depots(),
-                        None, lambda text: len(text.split()), no_model, seen.append)
+                        None, lambda text: len(text.split()), JsonReplies(no_model))
     got = asyncio.run(reader.read(REF))
     assert got.solution.short() == "38" and got.solution.by == "code"
-    assert [(r.skill, r.found, r.tokens > 0) for r in seen] == [("table", True, True)]
+    assert (got.record.skill, got.record.found, got.record.tokens > 0, got.calls) == ("table", True, True, [])
     off = PageReader(understand("How many bicycles did the south depot repair?"), ReaderSettings(cells=False),
-                     Depots(), None, lambda text: len(text.split()), no_model, seen.append)
+                     Depots(), None, lambda text: len(text.split()), JsonReplies(no_model))
     with pytest.raises(AssertionError, match="the model was called"):
         asyncio.run(off.read(REF))
 
@@ -174,11 +174,10 @@ def test_a_part_looks_its_figure_up_in_the_pages_found_before_any_is_read():
         def tables(self, page):
             return [TABLE] if page.page == 3 else []
 
-    seen = []
     elsewhere = PageRef(doc_id="d", file="f.pdf", page=7, score=1.0)
     reader = PageReader(understand("How many scooters did Group A repair?"), ReaderSettings(), TwoPages(), None,
-                        len, None, seen.append)
+                        len, None)
     found = reader.look_up([elsewhere, REF, elsewhere])
-    assert found.short() == "5" and found.pages == [REF]
-    assert [p.page for p in reader.read_pages] == [3] and [(r.page, r.skill) for r in seen] == [(3, "table")]
+    assert found.solution.short() == "5" and found.solution.pages == [REF]
+    assert [p.page for p in reader.read_pages] == [3] and (found.record.page, found.record.skill) == (3, "table")
     assert reader.look_up([elsewhere]) is None

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import BESTBUY, EVAL, PEW, ROOT, frames_of, local_settings, pages_of
-from scripted_llm import ScriptedLLM
+from scripted_llm import JsonReplies, ScriptedLLM
 
 from rag.agent.events import Computation, PageRead
 from rag.agent.run import run_question
@@ -47,7 +47,7 @@ def solve(question: str, reply: str, frames, *more: str, calls: list | None = No
         except ValueError as exc:
             return StructuredReply(text=said, error=str(exc)[:80])
 
-    return asyncio.run(metric.solve(understand(question), frames, call))
+    return asyncio.run(metric.solve(understand(question), frames, JsonReplies(call)))
 
 
 def test_a_metric_question_on_statements_gets_the_skill_and_others_do_not(nike):
@@ -162,7 +162,7 @@ def by_code(question: str, frames):
     async def no_model(*_):
         raise AssertionError("code writes this program")
 
-    return asyncio.run(metric.solve(understand(question), frames, no_model)).solution
+    return asyncio.run(metric.solve(understand(question), frames, JsonReplies(no_model))).solution
 
 
 def test_a_definition_the_question_states_in_row_words_is_a_program_by_code(nike):

@@ -12,6 +12,7 @@ import asyncio
 import json
 
 import pytest
+from scripted_llm import JsonReplies
 
 from rag.models.structured import StructuredReply
 from rag.reader.formulas import ProgramReply, mended
@@ -38,7 +39,7 @@ def solve(question: str, frames, *replies: str):
         except ValueError as exc:
             return StructuredReply(text=said, error=str(exc)[:80])
 
-    return asyncio.run(metric.solve(understand(question), frames, call)), calls
+    return asyncio.run(metric.solve(understand(question), frames, JsonReplies(call))), calls
 
 
 GP, REV = ("gp", "gross profit", "income statement"), ("rev", "revenues", "income statement")

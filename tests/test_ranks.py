@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 from conftest import PEW
+from scripted_llm import JsonReplies
 
 from rag.reader import PageReader, PageRef, understand
 from rag.reader.ranks import ranked_item
@@ -95,9 +96,8 @@ def test_the_reader_gives_the_ranked_item_without_calling_the_model():
     async def no_model(*args, **kwargs):
         raise AssertionError("the model was called")
 
-    seen = []
     reader = PageReader(understand("Which depot repaired the fewest bicycles in 2022?"), ReaderSettings(), Depots(),
-                        None, lambda text: len(text.split()), no_model, seen.append)
+                        None, lambda text: len(text.split()), JsonReplies(no_model))
     got = asyncio.run(reader.read(REF))
     assert got.solution.short() == "South depot" and got.solution.sentence().startswith("South depot: 30 (2022")
-    assert [(r.skill, r.found) for r in seen] == [("table", True)]
+    assert (got.record.skill, got.record.found, got.calls) == ("table", True, [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from scripted_llm import JsonReplies
 
 from rag.models.structured import parse
 from rag.reader.normalise import normalised
@@ -45,7 +46,7 @@ def read(question: str, reply: str):
         return parse(reply, model)
 
     view = PageView(ref=PageRef(doc_id="d", file="review.pdf", page=4), text=PAGE, whole=PAGE)
-    return asyncio.run(ReadFree().solve(understand(question), view, call))
+    return asyncio.run(ReadFree().solve(understand(question), view, JsonReplies(call)))
 
 
 def test_a_figure_comes_with_its_page_scale_and_stands_on_the_page():

@@ -10,6 +10,7 @@ import json
 import pymupdf
 import pytest
 from conftest import BESTBUY, EVAL, PDFS, pages_of
+from scripted_llm import JsonReplies
 
 from rag.ingest import parse_pdf
 from rag.ingest.pdf import page_rows
@@ -347,7 +348,7 @@ def test_a_page_begun_late_in_a_question_is_read_as_what_fits_the_time_left(monk
     monkeypatch.setattr(page_reader.SPEED, "saw", lambda tokens, seconds: None)
     question = understand("What was Costco's total revenue in FY2021?")
     settings = ReaderSettings(answer_s=50.0, checks=[])
-    reader = PageReader(question, settings, Page(), None, count, model, lambda reading: None)
+    reader = PageReader(question, settings, Page(), None, count, JsonReplies(model))
     assert reader.window(0.0) == settings.page_tokens and reader.window(30.0) == 600
     assert reader.window(45.0) == reader.window(70.0) == MIN_WINDOW
     for spent in (0.0, 45.0):

@@ -1,5 +1,6 @@
 """The run's model and its event stream, handed once to the workflow's steps, its tools and its reader: every
-model call timed, its tokens counted into the run, and reported as an event."""
+model call timed, its tokens counted into the run, and reported as an event (a JSON reply's record by the step
+that asked for it, from the values the reader and the skills return)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from llama_index.core.workflow import Context
 
 from rag.agent.events import Draft
 from rag.agent.state import RunState, llm_call
-from rag.models.structured import ask_json, token_counter
+from rag.models.structured import StructuredReply, ask_json, model_call, token_counter
 
 _ANSWER_SO_FAR = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
 
@@ -40,20 +41,18 @@ class ModelCalls:
         t0, start = time.perf_counter(), time.time()
         response = await self.llm.achat(messages, **kwargs)
         text = response.message.content or ""
-        self.stream.emit(llm_call(self.state, purpose, t0, start, response.raw, text))
+        self.stream.emit(llm_call(self.state, model_call(purpose, t0, start, response.raw, text)))
         return text
 
     async def complete(self, prompt: str, purpose: str, **kwargs) -> str:
         return await self.chat([ChatMessage(role=MessageRole.USER, content=prompt)], purpose, **kwargs)
 
-    async def json_reply(self, purpose: str, messages: list[ChatMessage], model, max_tokens: int, page: int = 0):
-        """A JSON reply; the answer a page read is writing is shown as it grows."""
-        t0, start = time.perf_counter(), time.time()
+    async def json(self, purpose: str, messages: list[ChatMessage], schema_model, max_tokens: int,
+                   page: int = 0) -> StructuredReply:
+        """A JSON reply with its call's record, for the step that asked to report; the answer a page read is
+        writing goes out on the run's stream as it grows."""
         drafting = self._drafting(page, asyncio.get_running_loop()) if page else None
-        reply = await ask_json(self.llm, messages, model, max_tokens, on_text=drafting)
-        call = llm_call(self.state, purpose, t0, start, reply.raw, reply.text)
-        self.stream.emit(call.model_copy(update={"constraint": reply.constraint}))
-        return reply
+        return await ask_json(self.llm, messages, schema_model, max_tokens, on_text=drafting, purpose=purpose)
 
     def _drafting(self, page: int, loop: asyncio.AbstractEventLoop) -> Callable[[str], None]:
         """Hears the reply grow on the model's thread; the answer so far goes out on the workflow's loop."""

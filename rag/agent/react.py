@@ -36,13 +36,13 @@ from rag import prompts
 from rag.agent.calls import EventStream, ModelCalls
 from rag.agent.documents import SearchedDocuments
 from rag.agent.events import Answer, Computation, Draft, PageRead, Planned, Stop, Thought
-from rag.agent.state import RunState
+from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
 from rag.agent.strategy import Search, Strategy
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
-from rag.reader import PageReader, Solution
+from rag.models.structured import ModelCall, Recorded
+from rag.reader import PageReader, Reading, Solution
 from rag.reader.skills import document_skills
-from rag.reader.answer import PageReading
 from rag.reader.compose import compose
 from rag.reader.pages import PageRef, Similarity, candidates
 from rag.reader.plan import Plan, composition, part_question, planned
@@ -112,7 +112,9 @@ class DocAgent(Workflow):
         if self.strategy.react and composition(self.state.question):
             if answered := await self.document_skills([]):
                 return answered
-            self.plan = await planned(self.state.question, self.model.json_reply)
+            model = Recorded(self.model)
+            self.plan = await planned(self.state.question, model)
+            self.called(model.calls)
             if 2 <= len(self.plan.parts) <= self.state.settings.max_hops:
                 plan = self.plan
                 self.stream.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by,
@@ -157,7 +159,7 @@ class DocAgent(Workflow):
         if not self.pages.fits(queue[0], time.time() - state.started):
             return self.finish(None, self.pages.out_of_time())
         self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
-        got = await self.pages.read(queue[0], time.time() - state.started)
+        got = self.reported(await self.pages.read(queue[0], time.time() - state.started))
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -176,7 +178,12 @@ class DocAgent(Workflow):
             return None
         self.skills_tried, state = True, self.state
         for skill in document_skills(state.reader.skills):
-            if (got := await skill.answer(state.question, self.source, hits, self.model.json_reply)) is None:
+            model = Recorded(self.model)
+            try:
+                got = await skill.answer(state.question, self.source, hits, model)
+            finally:
+                self.called(model.calls)
+            if got is None:
                 continue
             if got.solution or got.final:
                 self.pages = self.pages or self.reader(state.question)
@@ -187,7 +194,7 @@ class DocAgent(Workflow):
 
     def reader(self, question) -> PageReader:
         pages = PageReader(question, self.state.reader, self.source, self.similarity, self.model.count_tokens,
-                           self.model.json_reply, self.page_read)
+                           self.model)
         pages.before = self.before
         return pages
 
@@ -208,12 +215,12 @@ class DocAgent(Workflow):
         pages = self.reader(question)
         named = self.source.named(state.question) + self.source.named(question)
         earlier = [p for s in self.parts_read if s for p in s.pages]
-        solution, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
+        found, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
+        solution = self.reported(found).solution if found else None
         while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
                 and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
             self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
-            if (solution := (await pages.read(queue[0], time.time() - state.started)).solution) is not None:
-                break
+            solution = self.reported(await pages.read(queue[0], time.time() - state.started)).solution
         self.parts_read.append(solution)
         if ev.index + 1 < len(self.plan.parts):
             return PartHop(index=ev.index + 1)
@@ -292,5 +299,13 @@ class DocAgent(Workflow):
         self.stream.emit(Stop(run_id=self.state.run_id, hop=self.state.hops, reason=reason, detail=detail))
         return ReadRequest()
 
-    def page_read(self, reading: PageReading) -> None:
-        self.stream.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **reading.model_dump()))
+    def called(self, calls: list[ModelCall]) -> None:
+        """The model calls the reader, a skill or the plan made, as the run's events."""
+        for call in calls:
+            self.stream.emit(llm_call(self.state, call))
+
+    def reported(self, got: Reading) -> Reading:
+        """A page read the reader gave back, as the run's events: its model calls, then the page read."""
+        self.called(got.calls)
+        self.stream.emit(PageRead(run_id=self.state.run_id, hop=self.state.hops, **got.record.model_dump()))
+        return got

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from rag.agent.events import LLMCall
+from rag.models.structured import ModelCall
 from rag.reader.question import Question
 from rag.records import Hit
 from rag.settings import AgentSettings, ReaderSettings
@@ -58,16 +59,11 @@ class RunState:
         return list({h.fragment.id: self.seen[h.fragment.id] for h in ordered}.values())
 
 
-def llm_call(state: RunState, purpose: str, t0: float, start: float, raw, output: str) -> LLMCall:
+def llm_call(state: RunState, call: ModelCall) -> LLMCall:
     """Count a finished call's tokens into the run and describe it as an event."""
-    prompt_tokens, completion_tokens = usage(raw)
-    state.prompt_tokens += prompt_tokens
-    state.completion_tokens += completion_tokens
-    return LLMCall(
-        run_id=state.run_id, hop=state.hops, purpose=purpose, t_start=start, t_end=time.time(),
-        llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens, output=output,
-    )
+    state.prompt_tokens += call.prompt_tokens
+    state.completion_tokens += call.completion_tokens
+    return LLMCall(run_id=state.run_id, hop=state.hops, **call.model_dump())
 
 
 def failure_answer(state: RunState, reason: str) -> str:
@@ -77,14 +73,3 @@ def failure_answer(state: RunState, reason: str) -> str:
         return f"The language model failed ({reason}) and no fragment was found."
     lines = [f"- {h.fragment.text[:200]} [p. {h.fragment.page}]" for h in best]
     return f"The language model failed ({reason}); the most relevant fragments are:\n" + "\n".join(lines)
-
-
-def usage(raw) -> tuple[int, int]:
-    """Token counts from an OpenAI-style or llama.cpp response, whichever shape it has."""
-    if raw is None:
-        return 0, 0
-    found = raw.get("usage") if isinstance(raw, dict) else getattr(raw, "usage", None)
-    if found is None:
-        return 0, 0
-    get = found.get if isinstance(found, dict) else lambda k, d=0: getattr(found, k, d)
-    return int(get("prompt_tokens", 0) or 0), int(get("completion_tokens", 0) or 0)

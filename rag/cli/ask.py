@@ -94,10 +94,11 @@ def cmd_plan(args, settings: Settings) -> int:
 
     ws = workspace(settings)
 
-    async def call(purpose, messages, model, max_tokens, page=0):
-        return await ask_json(ws.llm, messages, model, max_tokens)
+    class Model:  # loaded at its first reply
+        async def json(self, purpose, messages, schema_model, max_tokens, page=0):
+            return await ask_json(ws.llm, messages, schema_model, max_tokens, purpose=purpose)
 
-    plan = asyncio.run(planned(understand(args.question), call))
+    plan = asyncio.run(planned(understand(args.question), Model()))
     lines = [f"{plan.composition} of {len(plan.parts)} parts, written by {plan.by}:"] + \
         [f"  {n}. {p.question}" for n, p in enumerate(plan.parts, 1)] if plan.parts else ["one fact: one read"]
     emit(args, plan.model_dump(), "\n".join(lines))

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from llama_index.core.llms import ChatMessage
 from llama_index.core.utils import get_tokenizer
@@ -24,14 +25,54 @@ T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
+class ModelCall(BaseModel):
+    """One model call as it went, for the step that asked for it to report: what for, when, how long, its tokens
+    and its reply."""
+
+    purpose: str
+    t_start: float
+    t_end: float
+    llm_ms: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    output: str = ""
+    constraint: str = ""  # for JSON replies: grammar, json_schema, json_object or prompt
+
+
 class StructuredReply(BaseModel):
-    """What a constrained call returned: the parsed value (None when it would not parse) and the raw reply."""
+    """What a constrained call returned: the parsed value (None when it would not parse), the raw reply, and the
+    call's record."""
 
     value: Any = None
     text: str = ""
     raw: Any = None
     error: str | None = None
     constraint: str = ""  # how the reply was held to the schema: grammar, json_schema, json_object or prompt
+    call: ModelCall | None = None
+
+
+class JsonModel(Protocol):
+    """A model that gives one reply held to a schema, with its call's record; `page`: the page the reply is
+    written for (an answer shown as it grows says which)."""
+
+    async def json(self, purpose: str, messages: list[ChatMessage], schema_model: type[BaseModel], max_tokens: int,
+                   page: int = 0) -> StructuredReply: ...
+
+
+class Recorded:
+    """A JsonModel whose calls are kept in order, for the one who handed it down to report as values; `page`:
+    the page its replies are written for."""
+
+    def __init__(self, model: JsonModel, page: int = 0) -> None:
+        self.model, self.page = model, page
+        self.calls: list[ModelCall] = []
+
+    async def json(self, purpose: str, messages: list[ChatMessage], schema_model: type[BaseModel], max_tokens: int,
+                   page: int = 0) -> StructuredReply:
+        reply = await self.model.json(purpose, messages, schema_model, max_tokens, page or self.page)
+        if reply.call is not None:
+            self.calls.append(reply.call)
+        return reply
 
 
 def schema_of(model: type[BaseModel]) -> dict:
@@ -53,16 +94,37 @@ def schema_of(model: type[BaseModel]) -> dict:
 
 
 async def ask_json(llm, messages: list[ChatMessage], model: type[T], max_tokens: int = 200,
-                   on_text: Callable[[str], None] | None = None) -> StructuredReply:
-    """One constrained call; a reply that does not validate comes back with its error, not raised.
-    `on_text` hears the embedded model's reply as it grows."""
+                   on_text: Callable[[str], None] | None = None, purpose: str = "") -> StructuredReply:
+    """One constrained call, with its record (for `purpose`); a reply that does not validate comes back with its
+    error, not raised. `on_text` hears the embedded model's reply as it grows."""
+    t0, start = time.perf_counter(), time.time()
     schema = schema_of(model)
     if hasattr(llm, "json_chat"):
         raw = await asyncio.to_thread(llm.json_chat, messages, schema, max_tokens, on_text)
         text, constraint = raw["choices"][0]["message"]["content"] or "", "grammar"
     else:
         raw, text, constraint = await _remote_json(llm, messages, schema, max_tokens)
-    return parse(text, model, raw).model_copy(update={"constraint": constraint})
+    call = model_call(purpose, t0, start, raw, text, constraint)
+    return parse(text, model, raw).model_copy(update={"constraint": constraint, "call": call})
+
+
+def model_call(purpose: str, t0: float, start: float, raw, output: str, constraint: str = "") -> ModelCall:
+    """A finished call's record: `t0` its perf_counter and `start` its wall clock when it began."""
+    prompt_tokens, completion_tokens = usage(raw)
+    return ModelCall(purpose=purpose, t_start=start, t_end=time.time(),
+                     llm_ms=round((time.perf_counter() - t0) * 1000, 1), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, output=output,
+                     constraint=constraint)
+
+
+def usage(raw) -> tuple[int, int]:
+    """Token counts from an OpenAI-style or llama.cpp response, whichever shape it has."""
+    if raw is None:
+        return 0, 0
+    found = raw.get("usage") if isinstance(raw, dict) else getattr(raw, "usage", None)
+    if found is None:
+        return 0, 0
+    get = found.get if isinstance(found, dict) else lambda k, d=0: getattr(found, k, d)
+    return int(get("prompt_tokens", 0) or 0), int(get("completion_tokens", 0) or 0)
 
 
 def parse(text: str, model: type[T], raw: Any = None) -> StructuredReply:

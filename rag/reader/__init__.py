@@ -4,6 +4,10 @@ code checks it, converts its units and computes where that is asked.
     understand(question) → a document skill (the outline's counts) or, page by page, the page skills that
     apply (rag/reader/skills) over the page's best lines → Solution → the sentence and the short answer
 
+The reader is handed the model (one JSON reply a call) and gives back what it read as values: each page read
+as a `Reading` (the skill's `Read`, the page's record, the model calls made for it), for the step that asked to
+report.
+
 "Not in the documents" means that no page read held an answer, never that a word of the question is
 missing from the documents.
 """
@@ -14,19 +18,21 @@ import statistics
 import time
 from collections import deque
 from collections.abc import Callable
-from functools import partial
 from typing import Protocol
 
+from pydantic import BaseModel, Field
+
+from rag.models.structured import JsonModel, ModelCall, Recorded
 from rag.reader.answer import PageReading, Solution, not_found
 from rag.reader.cells import cell
 from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
 from rag.reader.ranks import ranked_item
 from rag.reader.question import Question, understand
-from rag.reader.skills import Call, PageView, Read, page_skills
+from rag.reader.skills import PageView, Read, page_skills
 from rag.records import Table
 from rag.settings import ReaderSettings
 
-__all__ = ["PageReader", "PageRef", "Question", "Solution", "understand"]
+__all__ = ["PageReader", "PageRef", "Question", "Reading", "Solution", "understand"]
 
 
 class Pages(Protocol):
@@ -62,6 +68,19 @@ MIN_WINDOW = 250  # a page's tokens read however late: its title and the lines m
 LOOKUP_PAGES = 6  # pages whose tables a plan's part looks its figure up in: a search's top 6
 
 
+class Reading(BaseModel):
+    """What one page read gave: the skill's read, the page's record (the trace's and the hop box's), and the
+    model calls made for it, in order."""
+
+    read: Read
+    record: PageReading
+    calls: list[ModelCall] = Field(default_factory=list)
+
+    @property
+    def solution(self) -> Solution | None:
+        return self.read.solution
+
+
 def _once(pages: list[PageRef]) -> list[PageRef]:
     """Each page once, where it first comes."""
     out: list[PageRef] = []
@@ -75,10 +94,9 @@ class PageReader:
     """Reads one question's pages, one per call of `read`, and remembers which it read."""
 
     def __init__(self, question: Question, settings: ReaderSettings, pages: Pages, similarity: Similarity | None,
-                 count_tokens: Callable[[str], int], call: Call, emit: Callable[[PageReading], None]) -> None:
+                 count_tokens: Callable[[str], int], model: JsonModel) -> None:
         self.question, self.settings, self.pages = question, settings, pages
-        self.similarity, self.count_tokens = similarity, count_tokens
-        self.call, self.emit = call, emit
+        self.similarity, self.count_tokens, self.model = similarity, count_tokens, model
         self.skills = page_skills(question, settings.skills)
         self.read_pages: list[PageRef] = []
         self.before = ""  # what a skill before page reading found missing ("no row for …")
@@ -88,18 +106,18 @@ class PageReader:
     def read_keys(self) -> set[tuple[str, int]]:
         return {p.key for p in self.read_pages}
 
-    async def read(self, page: PageRef, spent: float = 0.0) -> Read:
-        """The page's best lines read by the first skill that applies, checked, reported to `emit`; `spent`: the
-        question's seconds so far."""
+    async def read(self, page: PageRef, spent: float = 0.0) -> Reading:
+        """The page's best lines read by the first skill that applies, and checked; `spent`: the question's
+        seconds so far."""
         q, whole = self.question, self._text(page)
         text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.window(spent))
         view, tokens = PageView(ref=page, text=text, whole=whole), self.count_tokens(text)
-        start, skill = time.time(), self.skills[0]
+        start, skill, model = time.time(), self.skills[0], Recorded(self.model, page=page.page)
         by = skill.name
         if self.settings.cells and (found := self._by_code(page, whole)):
             got, by = Read(solution=found, said=found.line), found.skill  # looked up by code: no model call
         elif text.strip():
-            got = await skill.solve(q, view, partial(self.call, page=page.page))
+            got = await skill.solve(q, view, model)
             SPEED.saw(tokens, time.time() - start)
         else:
             got = Read(reason="the page has no text")
@@ -107,11 +125,11 @@ class PageReader:
         if given and (enforced := [why for name, why in got.failed.items() if name in self.settings.checks]):
             got = got.model_copy(update={"solution": None, "reason": enforced[0]})
         self.read_pages.append(page)
-        self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=by,
-                              found=got.solution is not None, answer=given.sentence() if given else "",
-                              short=given.short() if given else "", checks=got.failed, reason=got.reason,
-                              said=got.said, tokens=tokens, t_start=start, t_end=time.time()))
-        return got
+        record = PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=by,
+                             found=got.solution is not None, answer=given.sentence() if given else "",
+                             short=given.short() if given else "", checks=got.failed, reason=got.reason,
+                             said=got.said, tokens=tokens, t_start=start, t_end=time.time())
+        return Reading(read=got, record=record, calls=model.calls)
 
     def window(self, spent: float) -> int:
         """How many of a page's tokens the model reads: `page_tokens`, or as many as it reads at its measured
@@ -125,7 +143,7 @@ class PageReader:
         tables = self.pages.tables(page)
         return cell(self.question, tables, page, whole) or ranked_item(self.question, tables, page)
 
-    def look_up(self, pages: list[PageRef]) -> Solution | None:
+    def look_up(self, pages: list[PageRef]) -> Reading | None:
         """The figure the question names, looked up by code in these pages' tables before any page is read by
         the model (a plan's parts often stand in one table: the caller puts an earlier part's page first)."""
         if not self.settings.cells:
@@ -134,10 +152,10 @@ class PageReader:
             start = time.time()
             if found := cell(self.question, self.pages.tables(page), page, self._text(page)):
                 self.read_pages.append(page)
-                self.emit(PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=found.skill,
-                                      found=True, answer=found.sentence(), short=found.short(), said=found.line,
-                                      t_start=start, t_end=time.time()))
-                return found
+                record = PageReading(doc_id=page.doc_id, file=page.file, page=page.page, skill=found.skill,
+                                     found=True, answer=found.sentence(), short=found.short(), said=found.line,
+                                     t_start=start, t_end=time.time())
+                return Reading(read=Read(solution=found, said=found.line), record=record)
         return None
 
     def fits(self, page: PageRef, spent: float) -> bool:

@@ -17,6 +17,7 @@ from llama_index.core.llms import ChatMessage
 from pydantic import BaseModel, Field
 
 from rag import prompts
+from rag.models.structured import JsonModel
 from rag.reader.question import Question, understand
 from rag.reader.skills.base import few_shot
 
@@ -220,14 +221,14 @@ def part_question(part: Part) -> Question:
     return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
 
 
-async def planned(question: Question, call) -> Plan:
+async def planned(question: Question, model: JsonModel) -> Plan:
     """The question's plan: none for one fact; code's parts where the wording is plain (no model call); else
     the model's, checked by code."""
     if (kind := composition(question)) is None:
         return Plan()
     if parts := by_code(question, kind):
         return Plan(composition=kind, parts=parts)
-    reply = await call("write plan", messages(question), PlanReply, PLAN_TOKENS)
+    reply = await model.json("write plan", messages(question), PlanReply, PLAN_TOKENS)
     if reply.value is None:
         return Plan(said=reply.text[:300])
     return checked(question, kind, reply.value, reply.text)

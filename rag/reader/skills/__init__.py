@@ -14,9 +14,10 @@ import importlib
 import pkgutil
 
 from rag.reader.question import Question
-from rag.reader.skills.base import SKILLS, Call, DocumentSkill, Documents, PageSkill, PageView, Read, register
+from rag.reader.skills.base import (SKILLS, DocumentSkill, Documents, JsonModel, PageSkill, PageView, Read,
+                                    register)
 
-__all__ = ["SKILLS", "Call", "DocumentSkill", "Documents", "PageSkill", "PageView", "Read", "document_skills",
+__all__ = ["SKILLS", "DocumentSkill", "Documents", "JsonModel", "PageSkill", "PageView", "Read", "document_skills",
            "page_skills", "register"]
 
 for _module in pkgutil.iter_modules(__path__):

@@ -1,23 +1,20 @@
-"""What every skill shares: how it calls the model, what it reads, what it gives, and the registry a skill's
-file adds it to with `@register`."""
+"""What every skill shares: the model it is handed (one JSON reply a call, rag/models/structured.py), what it
+reads, what it gives, and the registry a skill's file adds it to with `@register`."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic import BaseModel, Field
 
 from rag import prompts
 from rag.guard import withhold_instructions
+from rag.models.structured import JsonModel
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
 from rag.records import DocumentInfo, PageColours, StatementFrame
-
-# (purpose, messages, pydantic model, max tokens) → a constrained reply (rag.models.structured), for one page
-Call = Callable[[str, list[ChatMessage], type[BaseModel], int], Awaitable[Any]]
 
 
 class PageView(BaseModel):
@@ -47,7 +44,7 @@ class PageSkill(Protocol):
 
     def applies(self, question: Question) -> bool: ...
 
-    async def solve(self, question: Question, view: PageView, call: Call) -> Read: ...
+    async def solve(self, question: Question, view: PageView, model: JsonModel) -> Read: ...
 
 
 class Documents(Protocol):
@@ -82,7 +79,7 @@ class DocumentSkill(Protocol):
     name: str
     reads: Literal["documents"]
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None: ...
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None: ...
 
 
 SKILLS: dict[str, PageSkill | DocumentSkill] = {}

@@ -11,7 +11,7 @@ from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.program import run_program
 from rag.reader.question import Question, spelled_number
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Documents, JsonModel, Read, register
 from rag.reader.skills.pictures import PICTURES_UNREAD
 from rag.records import LAST_PAGE
 
@@ -28,7 +28,7 @@ _MAX_LISTED = 12  # more runs than this across the documents: the question means
 class Colours:
     name, reads = "colours", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """The words in the colour asked, on the pages named, the page where the search found the figure or table
         named, or anywhere in the documents: listed in reading order, or counted."""
         if question.colour is None:

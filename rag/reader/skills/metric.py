@@ -43,7 +43,7 @@ from rag.reader.pages import PageRef
 from rag.reader.plausible import checked
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import YEAR, Question
-from rag.reader.skills.base import Call, Documents, Read, few_shot, register
+from rag.reader.skills.base import Documents, JsonModel, Read, few_shot, register
 from rag.records import StatementFrame
 from rag.text import plain_number
 
@@ -68,14 +68,14 @@ MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 class Metric:
     name, reads = "metric", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """Of several searched documents, the filing of the company the question names (its choice and why
         said with the answer, or with why not); of one, its statements."""
         frames = documents.frames(hits, question.names, question.text)
         why = getattr(frames, "why", "")
         if not frames:  # the question names a company no searched filing is of: said, and pages are read
             return Read(reason=why) if why and asks_figure(question, []) else None
-        return with_filing(await solve(question, frames, call), why) if applies(question, frames) else None
+        return with_filing(await solve(question, frames, model), why) if applies(question, frames) else None
 
 
 def applies(question: Question, frames: list[StatementFrame]) -> bool:
@@ -194,7 +194,7 @@ def printed_labels(frames: list[StatementFrame]) -> set[str]:
     return {normal(r.label) for f in frames for r in f.rows}
 
 
-async def solve(question: Question, frames: list[StatementFrame], call: Call) -> Read:
+async def solve(question: Question, frames: list[StatementFrame], model: JsonModel) -> Read:
     """The program code writes, else the model's (repaired by code, then once by the model with the reason),
     run by code on the statements, the one the question names first; a result its kind of metric cannot have
     is turned the right way up or refused, never the answer."""
@@ -206,20 +206,20 @@ async def solve(question: Question, frames: list[StatementFrame], call: Call) ->
             pass  # a row code did not find: the model names the rows in its own words
     question = with_definitions(question)
     said = messages(question)
-    read, mendable = await _written(question, frames, call, "write program", said)
+    read, mendable = await _written(question, frames, model, "write program", said)
     if read.solution or not mendable:
         return read
     said += [ChatMessage(role=MessageRole.ASSISTANT, content=read.said),
              ChatMessage(role=MessageRole.USER, content=prompts.METRIC_REPAIR.format(reason=read.reason))]
-    again, _ = await _written(question, frames, call, "repair program", said)
+    again, _ = await _written(question, frames, model, "repair program", said)
     return again if again.solution else again.model_copy(update={"reason": f"{read.reason} (repaired: {again.reason})"})
 
 
-async def _written(question: Question, frames: list[StatementFrame], call: Call, purpose: str,
+async def _written(question: Question, frames: list[StatementFrame], model: JsonModel, purpose: str,
                    said: list[ChatMessage]) -> tuple[Read, bool]:
     """The model's program run by code, or why not, and whether a repair may mend it: a program refused may be
     written again; a row no statement prints is rarely printed in other words."""
-    reply = await call(purpose, said, ProgramReply, REPLY_TOKENS)
+    reply = await model.json(purpose, said, ProgramReply, REPLY_TOKENS)
     if reply.value is None:
         return Read(said=reply.text[:300], reason=f"the program did not parse ({reply.error})"), True
     try:

@@ -16,7 +16,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Documents, JsonModel, Read, register
 from rag.text import content_words
 
 # letters from which one slip (OSA distance 1) still counts as the word: a shorter one has too many neighbours
@@ -29,7 +29,7 @@ STEM = 5  # letters two forms of one name share at least ("Canad-ian", "Japan-es
 class Names:
     name, reads = "names", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         if not question.proper_names or not documents.docs or any(d.stage != "complete" for d in documents.docs):
             return None
         words = documents.words()

@@ -13,7 +13,7 @@ from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.program import ComputeError, run_program
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Documents, JsonModel, Read, register
 
 _APPENDIX = re.compile(r"^appendix\s+([A-Z0-9]+)\b", re.I)
 # a caption's label where a line begins, followed by its title: "Figure 3: …", "Fig. 3. …", "TABLE II …"
@@ -25,7 +25,7 @@ _CAPTION = {"figures": re.compile(r"^\s*(?:figure|fig\.)\s*(\d+|[IVX]+)\s*[:.|\-
 class OutlineCount:
     name, reads = "outline", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """How many pages, appendices, or numbered figures or tables, counted by code in the one document."""
         if not question.structural or len(documents.docs) != 1:
             return None

@@ -4,7 +4,7 @@ words: say so, guess nothing. (The colours words are printed in are read: skills
 from __future__ import annotations
 
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Documents, JsonModel, Read, register
 
 PICTURES_UNREAD = ("what the pages' pictures show cannot be read here: the reader sees a page's words and their "
                    "colours, table rows and chart values, not what its photos or drawings show")
@@ -14,5 +14,5 @@ PICTURES_UNREAD = ("what the pages' pictures show cannot be read here: the reade
 class Pictures:
     name, reads = "pictures", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         return Read(reason=PICTURES_UNREAD, final=True) if question.pictures else None

@@ -12,7 +12,7 @@ from rag.reader.occurrences import KIND_NAMES, distinct, found
 from rag.reader.pages import PageRef
 from rag.reader.program import run_program
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, Documents, Read, register
+from rag.reader.skills.base import Documents, JsonModel, Read, register
 from rag.records import LAST_PAGE
 
 # a part of a document the text layer does not bound: its pages are the reader's to find
@@ -25,7 +25,7 @@ _MAX_CITED = 12
 class PrintedSkill:
     name, reads = "printed", "documents"
 
-    async def answer(self, question: Question, documents: Documents, hits, call: Call) -> Read | None:
+    async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """Each time the phrase or kind asked is printed, on the pages named or anywhere in the documents."""
         asked = question.printed
         if asked is None or (_PART.search(question.text) and not question.pages):

@@ -10,7 +10,7 @@ from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.normalise import normalised
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, PageView, Read, page_messages, register
+from rag.reader.skills.base import JsonModel, PageView, Read, page_messages, register
 from rag.reader.verify import as_printed, in_asked_column, verdicts
 
 ANSWER_CHARS = 200
@@ -29,8 +29,8 @@ class ReadFree:
     def applies(self, question: Question) -> bool:
         return True
 
-    async def solve(self, question: Question, view: PageView, call: Call) -> Read:
-        reply = await call("read page", page_messages(prompts.READ_FREE_SYSTEM, question, view), FreeReply,
+    async def solve(self, question: Question, view: PageView, model: JsonModel) -> Read:
+        reply = await model.json("read page", page_messages(prompts.READ_FREE_SYSTEM, question, view), FreeReply,
                            REPLY_TOKENS)
         said = reply.text
         if reply.value is None:

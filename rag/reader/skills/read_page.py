@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, create_model
 from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
-from rag.reader.skills.base import Call, PageView, Read, page_messages, register
+from rag.reader.skills.base import JsonModel, PageView, Read, page_messages, register
 from rag.reader.verify import as_printed, in_asked_column, verdicts
 from rag.text import NUMBER
 
@@ -53,10 +53,10 @@ class ReadPage:
     def applies(self, question: Question) -> bool:
         return True
 
-    async def solve(self, question: Question, view: PageView, call: Call) -> Read:
+    async def solve(self, question: Question, view: PageView, model: JsonModel) -> Read:
         asked, text = question.asked, view.text
-        reply = await call("read page", page_messages(prompts.READ_PAGE_SYSTEM, question, view), reply_model(question),
-                           REPLY_TOKENS[asked] + (TEXT_CHARS[True] // 3 if question.open else 0))
+        reply = await model.json("read page", page_messages(prompts.READ_PAGE_SYSTEM, question, view),
+                                 reply_model(question), REPLY_TOKENS[asked] + (TEXT_CHARS[True] // 3 if question.open else 0))
         found, said = reply.value or _cut_short(reply.text, asked), reply.text
         if found is None:
             return Read(said=said[:300], reason=f"the reply did not parse ({reply.error})")
