@@ -30,8 +30,9 @@ class ReadFree:
         return True
 
     async def solve(self, question: Question, view: PageView, model: JsonModel) -> Read:
-        reply = await model.json("read page", page_messages(prompts.READ_FREE_SYSTEM, question, view), FreeReply,
-                           REPLY_TOKENS)
+        system, page = page_messages(prompts.READ_FREE_SYSTEM, question, view)
+        asked = page.model_copy(update={"content": page.content + prompts.READ_FREE_TASK})
+        reply = await model.json("read page", [system, asked], FreeReply, REPLY_TOKENS)
         said = reply.text
         if reply.value is None:
             return Read(said=said[:300], reason=f"the reply did not parse ({reply.error})")
