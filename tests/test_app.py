@@ -191,8 +191,9 @@ def test_chat_shows_hops_the_pages_read_then_a_cited_answer(pew_ws):
     user, bot = at.chat_message
     assert user.markdown[0].value == QUESTION
     [status], [citation] = bot.status, bot.expander
-    assert "Hop 1" in status.markdown[0].value and "score" in status.caption[1].value
-    assert "fragments" in status.caption[0].value and "ms" in status.caption[0].value
+    assert status.caption[0].value.startswith("Route: "), "the path the question takes comes first"
+    assert "Hop 1" in status.markdown[0].value and "score" in status.caption[2].value
+    assert "fragments" in status.caption[1].value and "ms" in status.caption[1].value
     assert any("LLM (read page)" in c.value and "tokens" in c.value for c in status.caption)
     tables = [df.value for df in status.table]
     assert any(len(df) == 1 for df in tables), "a table row is a one-row table under its header"
@@ -250,7 +251,8 @@ def test_traces_list_runs_and_show_detail_timeline_and_compare(pew_ws):
     assert {"time", "hops", "latency (s)", "tokens", "status"} <= set(runs.columns)
     charts = at.get("plotly_chart")
     assert len(charts) == 3, "one timeline in the detail, two in the comparison"
-    assert at.expander[1].label.startswith("Hop 1") and at.get("download_button")
+    assert at.expander[1].label == "Before the first search", "the route, before any hop"
+    assert at.expander[2].label.startswith("Hop 1") and at.get("download_button")
 
 
 def test_traces_show_each_runs_settings_and_the_comparison_diffs_them(pew_ws):
@@ -311,7 +313,7 @@ def test_evaluate_compares_modes_and_the_hop_ablation_and_links_traces(pew_ws):
     at.query_params["trace"] = link.split("=", 1)[1]
     at.switch_page("app_pages/traces.py").run()
     assert not at.exception, at.exception
-    assert at.get("plotly_chart") and "Hop 1" in at.expander[1].label
+    assert at.get("plotly_chart") and "Hop 1" in at.expander[2].label
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ SAMPLES = [
     ev.Waiting(ahead=2),
     ev.Stop(reason="no_new_fragments", detail="hop 2 found nothing new"),
     ev.Computation(program="a = 9912\nans = a / 2", result="4956"),
+    ev.Routed(path="metric", why="a figure of the statements for a fiscal year, computed by code", skills=["metric"]),
     ev.Planned(composition="difference", parts=["How many vans in 2020?", "How many vans in 2019?"], by="code"),
     ev.PageRead(doc_id="d", file="r.pdf", page=3, skill="read_page", found=False, reason="not on the page",
                 said='{"found": false}', tokens=640),
@@ -57,6 +58,7 @@ def test_the_words_carry_what_a_reader_needs():
     assert text["hop_start"] == "Hop 1: figure search for “revenue 2023” (first search)"
     assert "1 fragments (1 new) in 12 ms · routed to text, table" == text["hop_end"]
     assert text["read"] == "Read p. 3 of r.pdf (read_page): no answer, not on the page"
+    assert text["route"] == "Route: metric, a figure of the statements for a fiscal year, computed by code; else read"
     assert text["waiting"] == "Waiting for the model — 2 questions ahead"
     assert text["plan"] == "Plan: the difference of 2 parts, each searched and read on its own"
     read = next(e for e in SAMPLES if e.kind == "read")

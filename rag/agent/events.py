@@ -20,7 +20,7 @@ from rag.records import MODALITY_NAMES, Citation, Hit
 Style = Literal["step", "note", "thought", "info", "warning"]
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "compute", "error", "answer",
-    "waiting", "read", "draft", "plan",
+    "waiting", "read", "draft", "plan", "route",
 ]
 
 
@@ -147,6 +147,21 @@ class Stop(HopEvent):
 
     def headline(self) -> str:
         return f"Stopped searching: {self.reason.replace('_', ' ')}" + (f" ({self.detail[:120]})" if self.detail else "")
+
+
+class Routed(HopEvent):
+    """The path the question takes (rag/reader/route.py) and why: the document skills tried before any page is
+    read, then the plan or the pages."""
+
+    kind: EventKind = "route"
+    path: str
+    why: str
+    skills: list[str] = Field(default_factory=list)
+    then: str = "read"
+
+    def headline(self) -> str:
+        rest = [*self.skills[1:], self.then] if self.skills else []
+        return f"Route: {self.path}, {self.why}" + (f"; else {', then '.join(rest)}" if rest else "")
 
 
 class Planned(HopEvent):

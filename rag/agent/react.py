@@ -1,8 +1,11 @@
 """The agent as a LlamaIndex workflow: search hop by hop (ReAct), then read page by page.
 
-    start → search ⇄ decide → read ⇄ (next page | search again) → stop
-    start → plan → (part hop → part read) × 2–3 → compose → stop
+    start → search ⇄ decide → consult → read ⇄ (next page | search again) → stop
+    start → consult → plan → (part hop → part read) × 2–3 → compose → stop
 
+`start` runs the question's route (rag/reader/route.py), decided once and shown as `Routed`: `consult` asks
+the route's document skills, each once, before any page is read (after the first search, whose hits they may
+use, or before the plan), and the first answer or refusal ends the run; else the plan or the pages.
 `search` runs one hop through a tool. `decide` applies the paper's stop rules (rag/agent/stop.py); then the
 pages found are read first, unless the model's own word on sufficiency is asked for (a ReAct step). `read`
 is the ReadPage step: the reader reads the best lines of the best page (rag/reader) and code checks what it
@@ -19,6 +22,7 @@ and the documents come in once, as typed tools.
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from llama_index.core.agent.react.formatter import ReActChatFormatter
 from llama_index.core.agent.react.output_parser import ReActOutputParser
@@ -30,22 +34,23 @@ from llama_index.core.agent.react.types import (
 )
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.workflow import Context, Event, StartEvent, StopEvent, Workflow, step
+from pydantic import Field
 from rapidfuzz import fuzz
 
 from rag import prompts
 from rag.agent.calls import EventStream, ModelCalls
 from rag.agent.documents import SearchedDocuments
-from rag.agent.events import Answer, Computation, Draft, PageRead, Planned, Stop, Thought
+from rag.agent.events import Answer, Computation, Draft, PageRead, Planned, Routed, Stop, Thought
 from rag.agent.state import RunState, llm_call
 from rag.agent.stop import stop_reason
 from rag.agent.strategy import Search, Strategy
 from rag.agent.tools import READ_PAGE, TOOL_MODALITY, SearchTools, missing_words
 from rag.models.structured import ModelCall, Recorded
-from rag.reader import PageReader, Reading, Solution
-from rag.reader.skills import document_skills
+from rag.reader import PageReader, Reading, Solution, route
 from rag.reader.compose import compose
 from rag.reader.pages import PageRef, Similarity, candidates
-from rag.reader.plan import Plan, composition, part_question, planned
+from rag.reader.plan import Plan, part_question, planned
+from rag.reader.skills import SKILLS
 from rag.records import Citation, Hit
 
 
@@ -61,6 +66,15 @@ class Searched(Event):
 
 class ReadRequest(Event):
     page: int | None = None  # a page the ReAct step asked to read
+
+
+class Consult(Event):
+    """The route's document skills, before any page is read; then the plan or the pages."""
+
+    skills: list[str]
+    hits: list[Hit] = Field(default_factory=list)
+    then: Literal["plan", "read"] = "read"
+    page: int | None = None
 
 
 class PartHop(Event):
@@ -101,26 +115,44 @@ class DocAgent(Workflow):
         self.result: Answer | None = None
         self.plan = Plan()
         self.parts_read: list[Solution | None] = []
-        self.skills_tried = False
+        self.route = route(state.question, state.reader.skills, plans=strategy.react)
+        # over several documents the search's hits choose the filing: a plan that does not come tries them again
+        self.on_read = self.route.skills if self.route.then == "read" or len(source.docs) > 1 else []
         self.before = ""  # what a document skill found missing ("no row for …"), said if no page answers
 
     # steps
 
     @step
-    async def start(self, ctx: Context, ev: StartEvent) -> HopRequest | PartHop | StopEvent:
+    async def start(self, ctx: Context, ev: StartEvent) -> HopRequest | Consult:
         self.stream.ctx = ctx
-        if self.strategy.react and composition(self.state.question):
-            if answered := await self.document_skills([]):
-                return answered
-            model = Recorded(self.model)
-            self.plan = await planned(self.state.question, model)
-            self.called(model.calls)
-            if 2 <= len(self.plan.parts) <= self.state.settings.max_hops:
-                plan = self.plan
-                self.stream.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by,
-                                         said=plan.said, parts=[p.question for p in plan.parts]))
-                return PartHop(index=0)
-            self.skills_tried = len(self.source.docs) == 1  # over several documents they want the hits' one
+        r = self.route
+        self.stream.emit(Routed(run_id=self.state.run_id, path=r.path, why=r.why, skills=r.skills, then=r.then))
+        return Consult(skills=r.skills, then="plan") if r.plan else self.first_hop()
+
+    @step
+    async def consult(self, ev: Consult) -> PartHop | HopRequest | ReadRequest | StopEvent:
+        """The route's document skills, each asked once in order (the first answer or refusal ends the run); then
+        the plan, or the pages."""
+        if answered := await self.document_skills(ev.skills, ev.hits):
+            return answered
+        if ev.then == "plan":
+            return await self.planning()
+        self.pages = self.reader(self.state.question, self.route.pages)
+        return ReadRequest(page=ev.page)
+
+    async def planning(self) -> PartHop | HopRequest:
+        """The plan's parts, each its own hop; a plan that does not come leaves the question to the pages."""
+        model = Recorded(self.model)
+        self.plan = await planned(self.state.question, model, self.route.plan)
+        self.called(model.calls)
+        if not 2 <= len(self.plan.parts) <= self.state.settings.max_hops:
+            return self.first_hop()
+        plan = self.plan
+        self.stream.emit(Planned(run_id=self.state.run_id, composition=plan.composition, by=plan.by,
+                                 said=plan.said, parts=[p.question for p in plan.parts]))
+        return PartHop(index=0)
+
+    def first_hop(self) -> HopRequest:
         modality = self.strategy.first_hop
         why = "initial retrieval (modality router)" if modality == "auto" else modality
         return HopRequest(query=self.state.question.text, modality=modality, why=why)
@@ -146,12 +178,10 @@ class DocAgent(Workflow):
         return await self.react_step()
 
     @step
-    async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | StopEvent:
+    async def read(self, ev: ReadRequest) -> ReadRequest | HopRequest | Consult | StopEvent:
         state, cfg, question = self.state, self.state.reader, self.state.question
-        if self.pages is None:
-            if answered := await self.document_skills(state.best_hits()):
-                return answered
-            self.pages = self.reader(question)
+        if self.pages is None:  # the route's document skills come before the first page
+            return Consult(skills=self.on_read, hits=state.best_hits(), page=ev.page)
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
         queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
         if not queue or len(self.pages.read_pages) >= cfg.max_pages:
@@ -171,13 +201,11 @@ class DocAgent(Workflow):
             return await self.react_step()
         return ReadRequest()
 
-    async def document_skills(self, hits) -> StopEvent | None:
-        """The run's answer from what the store knows of the documents (their outline, statements, names),
-        tried once, before any page is read; what one found missing is said if no page holds an answer."""
-        if self.skills_tried:
-            return None
-        self.skills_tried, state = True, self.state
-        for skill in document_skills(state.reader.skills):
+    async def document_skills(self, names: list[str], hits) -> StopEvent | None:
+        """The run's answer from what the store knows of the documents (their outline, statements, names), before
+        any page is read; what one found missing is said if no page holds an answer."""
+        state = self.state
+        for skill in (SKILLS[name] for name in names):
             model = Recorded(self.model)
             try:
                 got = await skill.answer(state.question, self.source, hits, model)
@@ -186,15 +214,16 @@ class DocAgent(Workflow):
             if got is None:
                 continue
             if got.solution or got.final:
-                self.pages = self.pages or self.reader(state.question)
+                self.pages = self.pages or self.reader(state.question, self.route.pages)
                 return self.finish(got.solution, got.reason, refused_by=skill.name)
             self.stream.emit(Computation(run_id=state.run_id, hop=state.hops, program=got.said, error=got.reason))
             self.before = got.reason
         return None
 
-    def reader(self, question) -> PageReader:
+    def reader(self, question, skills: list[str] | None = None) -> PageReader:
+        """A page reader for the question (the route's page skills), or for a plan's part (its own)."""
         pages = PageReader(question, self.state.reader, self.source, self.similarity, self.model.count_tokens,
-                           self.model)
+                           self.model, skills)
         pages.before = self.before
         return pages
 

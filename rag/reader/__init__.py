@@ -1,8 +1,9 @@
 """The reader: the model reads the best lines of the best pages, one page a call, and says what it found;
 code checks it, converts its units and computes where that is asked.
 
-    understand(question) → a document skill (the outline's counts) or, page by page, the page skills that
-    apply (rag/reader/skills) over the page's best lines → Solution → the sentence and the short answer
+    understand(question) → route (rag/reader/route.py) → a document skill (the outline's counts) or, page by
+    page, the page skills that apply (rag/reader/skills) over the page's best lines → Solution → the sentence
+    and the short answer
 
 The reader is handed the model (one JSON reply a call) and gives back what it read as values: each page read
 as a `Reading` (the skill's `Read`, the page's record, the model calls made for it), for the step that asked to
@@ -28,11 +29,12 @@ from rag.reader.cells import cell
 from rag.reader.pages import WHOLE, PageRef, Similarity, best_lines
 from rag.reader.ranks import ranked_item
 from rag.reader.question import Question, understand
-from rag.reader.skills import PageView, Read, page_skills
+from rag.reader.route import Route, route
+from rag.reader.skills import SKILLS, PageView, Read, page_skills
 from rag.records import Table
 from rag.settings import ReaderSettings
 
-__all__ = ["PageReader", "PageRef", "Question", "Reading", "Solution", "understand"]
+__all__ = ["PageReader", "PageRef", "Question", "Reading", "Route", "Solution", "route", "understand"]
 
 
 class Pages(Protocol):
@@ -94,10 +96,10 @@ class PageReader:
     """Reads one question's pages, one per call of `read`, and remembers which it read."""
 
     def __init__(self, question: Question, settings: ReaderSettings, pages: Pages, similarity: Similarity | None,
-                 count_tokens: Callable[[str], int], model: JsonModel) -> None:
+                 count_tokens: Callable[[str], int], model: JsonModel, skills: list[str] | None = None) -> None:
         self.question, self.settings, self.pages = question, settings, pages
         self.similarity, self.count_tokens, self.model = similarity, count_tokens, model
-        self.skills = page_skills(question, settings.skills)
+        self.skills = [SKILLS[n] for n in skills] if skills else page_skills(question, settings.skills)
         self.read_pages: list[PageRef] = []
         self.before = ""  # what a skill before page reading found missing ("no row for …")
         self._texts: dict[tuple[str, int], str] = {}  # fetched once: fits() and read() both want a page's text

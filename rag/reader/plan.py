@@ -221,10 +221,10 @@ def part_question(part: Part) -> Question:
     return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
 
 
-async def planned(question: Question, model: JsonModel) -> Plan:
+async def planned(question: Question, model: JsonModel, kind: Composition | None = None) -> Plan:
     """The question's plan: none for one fact; code's parts where the wording is plain (no model call); else
-    the model's, checked by code."""
-    if (kind := composition(question)) is None:
+    the model's, checked by code. `kind`: the composition its route found, else found here."""
+    if (kind := kind or composition(question)) is None:
         return Plan()
     if parts := by_code(question, kind):
         return Plan(composition=kind, parts=parts)

@@ -5,7 +5,8 @@ skill answers from the searched documents before any page is read (`printed`: wh
 counted by code; `outline`: the document's own counts;
 `pictures`: what a photo shows is not read; `metric`: a figure of the statements computed by code); a page
 skill reads one page (`read_page`, which applies to every question and comes last).
-`ReaderSettings.skills` names those switched on, in the order they are tried.
+`ReaderSettings.skills` names those switched on, in the order they are tried; each skill's `applies(question)`
+puts it on a question's route (rag/reader/route.py).
 """
 
 from __future__ import annotations

@@ -73,11 +73,14 @@ class Documents(Protocol):
 
 class DocumentSkill(Protocol):
     """Answers from what the store knows of the searched documents (their outline, their statements) before
-    any page is read: None when it does not apply; else a solution, or why not (said with the answer when no
-    page holds one)."""
+    any page is read. `applies` is its test of the question alone, which puts it on the route
+    (rag/reader/route.py); `answer`, asked only then, gives None when the documents show it does not apply
+    after all, else a solution, or why not (said with the answer when no page holds one)."""
 
     name: str
     reads: Literal["documents"]
+
+    def applies(self, question: Question) -> bool: ...
 
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None: ...
 

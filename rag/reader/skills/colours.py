@@ -28,11 +28,12 @@ _MAX_LISTED = 12  # more runs than this across the documents: the question means
 class Colours:
     name, reads = "colours", "documents"
 
+    def applies(self, question: Question) -> bool:
+        return question.colour is not None
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """The words in the colour asked, on the pages named, the page where the search found the figure or table
         named, or anywhere in the documents: listed in reading order, or counted."""
-        if question.colour is None:
-            return None
         pages, where = in_scope(question, documents, hits)
         runs = _in_colour(question, pages)
         what = f"on a {question.colour} ground" if question.on_ground else f"in {question.colour}"

@@ -68,6 +68,10 @@ MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 class Metric:
     name, reads = "metric", "documents"
 
+    def applies(self, question: Question) -> bool:
+        """A year named, or a figure asked: the statements' years and rows decide the rest."""
+        return bool(question.years) or asks_figure(question, [])
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """Of several searched documents, the filing of the company the question names (its choice and why
         said with the answer, or with why not); of one, its statements."""

@@ -29,8 +29,11 @@ STEM = 5  # letters two forms of one name share at least ("Canad-ian", "Japan-es
 class Names:
     name, reads = "names", "documents"
 
+    def applies(self, question: Question) -> bool:
+        return bool(question.proper_names)
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
-        if not question.proper_names or not documents.docs or any(d.stage != "complete" for d in documents.docs):
+        if not documents.docs or any(d.stage != "complete" for d in documents.docs):
             return None
         words = documents.words()
         if missing := [n for n in question.proper_names if not printed(n, words)]:

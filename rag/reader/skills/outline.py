@@ -25,9 +25,12 @@ _CAPTION = {"figures": re.compile(r"^\s*(?:figure|fig\.)\s*(\d+|[IVX]+)\s*[:.|\-
 class OutlineCount:
     name, reads = "outline", "documents"
 
+    def applies(self, question: Question) -> bool:
+        return bool(question.structural)
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """How many pages, appendices, or numbered figures or tables, counted by code in the one document."""
-        if not question.structural or len(documents.docs) != 1:
+        if len(documents.docs) != 1:
             return None
         doc = documents.docs[0]
         program = counting_program(question, documents.outline(doc.doc_id), documents.printed(doc.doc_id))

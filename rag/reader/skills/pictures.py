@@ -14,5 +14,8 @@ PICTURES_UNREAD = ("what the pages' pictures show cannot be read here: the reade
 class Pictures:
     name, reads = "pictures", "documents"
 
+    def applies(self, question: Question) -> bool:
+        return question.pictures
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
-        return Read(reason=PICTURES_UNREAD, final=True) if question.pictures else None
+        return Read(reason=PICTURES_UNREAD, final=True)

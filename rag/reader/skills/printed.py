@@ -25,11 +25,12 @@ _MAX_CITED = 12
 class PrintedSkill:
     name, reads = "printed", "documents"
 
+    def applies(self, question: Question) -> bool:
+        return not (question.printed is None or (_PART.search(question.text) and not question.pages))
+
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """Each time the phrase or kind asked is printed, on the pages named or anywhere in the documents."""
         asked = question.printed
-        if asked is None or (_PART.search(question.text) and not question.pages):
-            return None
         where = [(d, page, items) for d in documents.docs
                  for page, items in found(_in_scope(question, d, documents.printed(d.doc_id)), asked.what,
                                           asked.kind).items()]
