@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rag.cli import ask, bench, contents, documents, evaluate
+from rag.cli import ask, bench, contents, documents, evaluate, rules
 from rag.cli.common import RETRIEVAL_SWITCHES, set_option
 from rag.cli.contents import table_lines as _table_lines  # noqa: F401 - importable here, as before the split
 from rag.settings import Settings
@@ -42,6 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
     set_option(parser)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     for register in (documents.register, ask.register, evaluate.register_eval, contents.register,
-                     evaluate.register_report, bench.register):  # the order `--help` lists them in
+                     evaluate.register_report, rules.register, bench.register):  # the order `--help` lists them in
         register(sub)
     return parser

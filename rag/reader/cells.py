@@ -10,12 +10,12 @@ import re
 from rag.reader.answer import Cited, Solution, valued
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
+from rag.reader.wording import RULES
 from rag.records import Table
 from rag.text import STOPWORDS, stem
 
 _PLACEHOLDER = "col"
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_WHAT_IS = re.compile(r"\s*what(?:'s| is| was| are| were)\b", re.I)
 _REMARK = re.compile(r"\s*\([^()]*\)")  # "Male (n=612)", "Model-A (ours)": a remark, not the row's name
 _SPREAD = re.compile(r"\s*[(±][^()]*\d[^()]*\)?$")  # "61.2% (0.4%)", "3.1 ± 0.2": the spread after a value
 MIN_HELD = 0.6  # of the question's words, those the table's title, headers and labels print
@@ -35,7 +35,7 @@ def _squashed(text: str) -> str:
 def cell(question: Question, tables: list[Table], page: PageRef, whole: str) -> Solution | None:
     """The one cell of the page's tables at the row and the column the question names, if a number."""
     text = question.task or question.text
-    if question.options or not (question.asked == "number" or _WHAT_IS.match(text)):
+    if question.options or not (question.asked == "number" or RULES["what_is"].match(text)):
         return None
     asked = (set(_words(text)), _squashed(text))
     found = [hit for table in tables if not table.chart and (hit := _cell(asked, table))]

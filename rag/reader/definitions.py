@@ -38,6 +38,7 @@ from typing import Literal, NamedTuple
 from rag.reader.lookup import normal, without_statement
 from rag.reader.program import ComputeError, Input, Program, check_formula
 from rag.reader.question import YEAR
+from rag.reader.wording import RULES
 
 _AVERAGE = "between FY{prev} and FY{year}"
 _ROW = r"[a-z]+(?:(?:[' ,]+|-)[a-z]+)*"  # a row's words in a formula, between its operators
@@ -221,32 +222,25 @@ def _program(formula: str, year: int, built_on: dict[str, str] | None = None,
     return Program(inputs=list(inputs.values()), formula=formula)
 
 
-_DEFINED = re.compile(r"(?:(?P<named>(?:[\w&%'-]+ ){1,6})is defined as|\bdefine (?P<name>(?:[\w&%'-]+ ){1,6}?)as|"
-                      r"(?P<listed>(?:[\w&%'-]+ ){0,5}[\w&%'-]+), defined as)"
-                      r":?\s*(?P<formula>.+?)(?:\.(?:\s|$)|\?|;|$)", re.I)
-# what a question may ask of the metric it defines, which the definition's program does not do
-_MORE = re.compile(r"\b(?:less|minus|plus|divided|times|over|change|growth|difference|average|mean|ratio|margin|per|"
-                   r"percentage|share|cagr|compared?|versus|vs)\b")
 _WORDED = [(re.compile(rf"\b{words}\b", re.I), op) for words, op in (
     ("divided by", "/"), ("over", "/"), ("less", "-"), ("minus", "-"), ("plus", "+"), ("times", "*"),
     ("multiplied by", "*"))]
 _PRONOUNS = {"it", "this", "this ratio", "this metric", "the ratio", "the metric"}
-_ASKED = re.compile(r"\bfy ?\d{4}\W+(?P<asked>[\w&' -]+?)\s*\?", re.I)  # what the question asks of the year
 _DROPPED = re.compile(r"\[[^\]]*\]|\b(?:the|unadjusted|reported|as reported)\b", re.I)
 
 
 def stated(text: str, known: Callable[[str], bool]) -> Program | None:
     """The program of the definition a question gives in row words, each row one `known` takes; None where
     the question gives none, or says anything else."""
-    if not (match := _DEFINED.search(text)) or not (years := YEAR.findall(text[:match.start("formula")])) or \
+    if not (match := RULES["defined"].search(text)) or not (years := YEAR.findall(text[:match.start("formula")])) or \
             len(set(years)) != 1:
         return None
     name = normal(match["named"] or match["name"] or match["listed"])
-    if name in _PRONOUNS and (asked := _ASKED.search(text[:match.start()])):
+    if name in _PRONOUNS and (asked := RULES["asked_of_year"].search(text[:match.start()])):
         name = normal(asked["asked"])  # "What is its FY2021 quick ratio? Define it as …"
-        if _MORE.search(name.rpartition(" ")[0]):  # "… cushion less capex? Define it as …": more than it defines
+        if RULES["definition_more"].search(name.rpartition(" ")[0]):  # "… cushion less capex? Define it as …"
             return None
-    if not name or _MORE.search(f" {normal(text[:match.start()])} ".replace(f" {name} ", " ")):
+    if not name or RULES["definition_more"].search(f" {normal(text[:match.start()])} ".replace(f" {name} ", " ")):
         return None
     formula = _DROPPED.sub(" ", without_statement(match["formula"]).replace("&", " and "))
     for worded, op in _WORDED:

@@ -21,12 +21,12 @@ from pathlib import PurePath
 from pydantic import BaseModel, Field
 
 from rag.reader.lookup import normal
+from rag.reader.wording import RULES
 from rag.text import YEAR
 from rag.records import StatementFrame
 
 _REGISTRANT = re.compile(r"\(\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _FORM = re.compile(r"\bform\s*(10-?k|10-?q|20-?f|40-?f)\b", re.I)
-_FORM_ASKED = re.compile(r"\b(10-?k|10-?q|20-?f|40-?f)\b", re.I)
 _SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")  # "MGM R ESORTS" as small capitals print it
 _GROUP = re.compile(r"\s+and\s+(?:its\s+)?(?:consolidated\s+)?subsidiar(?:y|ies)(?:\s+companies)?\s*$", re.I)
 _SUFFIXES = {"inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "plc", "llc", "lp",
@@ -173,7 +173,7 @@ def choose(filings: list[Filing], text: str, ranked: list[str]) -> tuple[Choice,
     top = max(scores.values(), default=0)
     named = [f for f in kept if top and scores[f.doc_id] == top]
     pool = named or kept
-    if (form := _FORM_ASKED.search(text)) and (of_form := [f for f in pool if f.form == _form(form.group(1))]):
+    if (form := RULES["form_asked"].search(text)) and (of_form := [f for f in pool if f.form == _form(form.group(1))]):
         pool = of_form
     years = sorted({int(y) for y in YEAR.findall(text)})
     fits = _of_years(pool, years)

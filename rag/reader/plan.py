@@ -20,24 +20,13 @@ from rag import prompts
 from rag.models.structured import JsonModel
 from rag.reader.question import Question, understand
 from rag.reader.skills.base import few_shot
+from rag.reader.wording import RULES
 
 Composition = Literal["difference", "sum", "average", "greater", "lesser"]
 MAX_PARTS = 3
 PART_CHARS = 200  # a part the model writes
 PLAN_TOKENS = 20 + MAX_PARTS * PART_CHARS // 3
 
-_DIFFERENCE = re.compile(r"\b(?:gap|difference)\b|\bhow (?:many|much) (?:more|less|fewer|lower|higher|greater|larger|"
-                         r"smaller|bigger)\b|\bby (?:what|how much) (?:percentage|margin|amount)\b", re.I)
-# "the club with the highest total count of …" picks one thing by a total, it adds nothing up
-_SUM = re.compile(r"\b(?:in total|(?<!highest )(?<!lowest )(?<!higher )(?<!lower )total (?:number|percentage|amount|"
-                  r"count|share) of|sum of|combined|collectively|altogether|added together)\b", re.I)
-_AVERAGE = re.compile(r"\baverage of\b", re.I)
-_MORE = r"greater|higher|larger|more|bigger|longer|better"
-_LESS = r"lower|smaller|less|fewer|shorter|worse"
-_COMPARE = re.compile(rf"\bwhich\b[^?]*?\b(?P<more>{_MORE})\b|\bwhich\b[^?]*?\b(?P<less>{_LESS})\b", re.I)
-# two or three things named side by side: "A and B", "A, B, and C", "A & B"
-_BOTH = re.compile(r"\S\s+(?:and|&)\s+\S", re.I)
-_THAN = re.compile(r"\b(?:than|compared (?:to|with)|comparing (?:to|with)|versus|vs\.?)\s+\S", re.I)
 
 
 class Part(BaseModel):
@@ -68,15 +57,15 @@ def composition(question: Question) -> Composition | None:
     text = question.task or question.text
     if question.structural or question.asked not in ("number", "text"):
         return None
-    if question.options and (found := _COMPARE.search(text)):
+    if question.options and (found := RULES["compare"].search(text)):
         return "greater" if found.group("more") else "lesser"
     if question.asked != "number":
         return None
-    if _DIFFERENCE.search(text) and (_THAN.search(text) or _BOTH.search(text)):
+    if RULES["difference"].search(text) and (RULES["than"].search(text) or RULES["both"].search(text)):
         return "difference"
-    if _SUM.search(text) and _BOTH.search(text):
+    if RULES["sum"].search(text) and RULES["both"].search(text):
         return "sum"
-    if _AVERAGE.search(text) and _BOTH.search(text):
+    if RULES["average_of"].search(text) and RULES["both"].search(text):
         return "average"
     return None
 
@@ -84,21 +73,10 @@ def composition(question: Question) -> Composition | None:
 # words where a named thing ends, or before which it begins ("the gap between A and B that …", "A in 2019")
 _BOUNDARY = set("""between of for in on at to from by with among who whom that which whose when where while during
 regarding according than compared comparing versus vs do does did is are was were has have had""".split())
-_QUOTED = re.compile(r"[\"“`'‘]([^\"”`'’]{1,120})[\"”`'’]")
-_TOKEN = re.compile(r"[^\s,?!;:]+")
-_JOIN = re.compile(r"\s*(?:,\s*(?:and|&)?|\s(?:and|&))\s+", re.I)
-_AND = re.compile(r",?\s+(?:and|&)\s+", re.I)
-_THAN_AT = re.compile(r"\s+(?:than|compared (?:to|with)|comparing (?:to|with)|versus|vs\.?)\s+", re.I)
 # the wording of a composition, so that each part asks for one figure: "how many more X" → "how many X"
-_ONE_FACT = [
-    (re.compile(rf"\bhow much (?:{_MORE}|{_LESS}|greater)\s+(is|was|are|were)\b", re.I), r"what \1"),
-    (re.compile(rf"\bhow (many|much) (?:{_MORE}|{_LESS}|greater)\b", re.I), r"how \1"),
-    (re.compile(r"\b(percentage|share|proportion)\s+(?:gap|difference)\s+(?:between|of|in)\b", re.I), r"\1 of"),
-    (re.compile(r"\b(?:the\s+)?(?:absolute\s+)?(?:gap|difference)\s+(?:between|of|in)\s+", re.I), ""),
-    (re.compile(r"\b(?:the\s+)?(?:sum|total)\s+of\s+", re.I), ""),
-    (re.compile(r"\btotal\s+(number|percentage|amount|count|share)\b", re.I), r"\1"),
-    (re.compile(r"\s*\b(?:in total|combined|collectively|altogether|added together)\b", re.I), ""),
-]
+_ONE_FACT = [("one_fact_how_much_is", r"what \1"), ("one_fact_how_many_more", r"how \1"),
+             ("one_fact_share_gap", r"\1 of"), ("one_fact_gap", ""), ("one_fact_sum_of", ""),
+             ("one_fact_total", r"\1"), ("one_fact_in_total", "")]
 
 
 def by_code(question: Question, kind: Composition) -> list[Part]:
@@ -107,8 +85,8 @@ def by_code(question: Question, kind: Composition) -> list[Part]:
     text = " ".join((question.task or question.text).split())
     if kind in ("greater", "lesser"):
         return []
-    cue = (_DIFFERENCE.search(text) or _SUM.search(text) or _AVERAGE.search(text)).start()
-    spans = _than(text) if _THAN_AT.search(text) else _side_by_side(text, cue)
+    cue = (RULES["difference"].search(text) or RULES["sum"].search(text) or RULES["average_of"].search(text)).start()
+    spans = _than(text) if RULES["than_at"].search(text) else _side_by_side(text, cue)
     if not spans:
         return []
     questions = [_one_fact(text, spans, n) for n in range(len(spans))]
@@ -121,11 +99,11 @@ def _side_by_side(text: str, cue: int) -> list[tuple[int, int]]:
     """The spans of two or three things joined by "and" (the first "and" after the wording that asks to compose
     them, else the last before it): quoted names, else the words after "and" up to where a name ends, and as
     many words before it, each comma before those another thing (a list's middle item sets the length)."""
-    quoted = [m.span(1) for m in _QUOTED.finditer(text)]
-    joined = all(_JOIN.fullmatch(text[a[1] + 1:b[0] - 1]) for a, b in zip(quoted, quoted[1:]))
+    quoted = [m.span(1) for m in RULES["quoted"].finditer(text)]
+    joined = all(RULES["join"].fullmatch(text[a[1] + 1:b[0] - 1]) for a, b in zip(quoted, quoted[1:]))
     if 2 <= len(quoted) <= MAX_PARTS and joined:
         return quoted
-    joins = list(_AND.finditer(text))
+    joins = list(RULES["and"].finditer(text))
     join = next((j for j in joins if j.start() >= cue), joins[-1] if joins else None)
     if join is None:
         return []
@@ -133,11 +111,11 @@ def _side_by_side(text: str, cue: int) -> list[tuple[int, int]]:
     at = join.start()
     while len(items) < MAX_PARTS - 1 and (left := _words(text, at, forward=False)):
         items.insert(0, left)
-        if not (comma := re.search(r",\s*$", text[:left[0]])):
+        if not (comma := RULES["comma_end"].search(text[:left[0]])):
             break
         at = comma.start()
     if len(items) == 2:  # "A, B, and C": B's length is every item's
-        size = len(_TOKEN.findall(text[slice(*items[1])]))
+        size = len(RULES["token"].findall(text[slice(*items[1])]))
         items = [_words(text, items[0][1], forward=False, limit=size), items[1]]
     else:
         size = 6
@@ -145,19 +123,19 @@ def _side_by_side(text: str, cue: int) -> list[tuple[int, int]]:
     if not items or not right or None in items:
         return []
     if len(items) == 1:
-        items = [_words(text, join.start(), forward=False, limit=len(_TOKEN.findall(text[slice(*right)])))]
+        items = [_words(text, join.start(), forward=False, limit=len(RULES["token"].findall(text[slice(*right)])))]
     return [*items, right]
 
 
 def _than(text: str) -> list[tuple[int, int]]:
     """"A … than B": B up to where a name ends; A the words before "than" most like B (their shared words in
     the same places), else the words just before it."""
-    at = _THAN_AT.search(text)
+    at = RULES["than_at"].search(text)
     right = _words(text, at.end(), forward=True)
     if not right:
         return []
-    b = _TOKEN.findall(text[right[0]:right[1]])
-    tokens = list(_TOKEN.finditer(text[:at.start()]))
+    b = RULES["token"].findall(text[right[0]:right[1]])
+    tokens = list(RULES["token"].finditer(text[:at.start()]))
     best, span = 0, None
     for i in range(len(tokens) - len(b) + 1):
         window = tokens[i:i + len(b)]
@@ -175,7 +153,8 @@ def _than(text: str) -> list[tuple[int, int]]:
 
 def _words(text: str, at: int, forward: bool, limit: int = 6) -> tuple[int, int] | None:
     """Up to `limit` words from `at`, forward or back, stopping where a name ends (a boundary word, punctuation)."""
-    tokens = list(_TOKEN.finditer(text, at)) if forward else list(reversed(list(_TOKEN.finditer(text[:at]))))
+    token = RULES["token"]
+    tokens = list(token.finditer(text, at)) if forward else list(reversed(list(token.finditer(text[:at]))))
     found: list[re.Match] = []
     for m in tokens:
         between = (text[found[-1].end():m.start()] if forward else text[m.end():found[-1].start()]) if found else ""
@@ -191,13 +170,13 @@ def _words(text: str, at: int, forward: bool, limit: int = 6) -> tuple[int, int]
 def _one_fact(text: str, spans: list[tuple[int, int]], keep: int) -> str:
     """The question with the `keep`-th thing in the place of them all, in one fact's words."""
     first, last = spans[0], spans[-1]
-    than = _THAN_AT.search(text, first[1], last[0]) if len(spans) == 2 else None
+    than = RULES["than_at"].search(text, first[1], last[0]) if len(spans) == 2 else None
     if than:  # "A … than B": the part about B puts B in A's place, and "than B" goes
         out = text[:first[0]] + text[slice(*spans[keep])] + text[first[1]:than.start()] + text[last[1]:]
     else:
         out = text[:first[0]] + text[slice(*spans[keep])] + text[last[1]:]
-    for pattern, replacement in _ONE_FACT:
-        out = pattern.sub(replacement, out)
+    for rule, replacement in _ONE_FACT:
+        out = RULES[rule].sub(replacement, out)
     out = " ".join(out.split()).replace(" ?", "?")
     return out[0].upper() + out[1:]
 

@@ -24,6 +24,7 @@ from typing import Literal
 from rag.reader.definitions import DEFINITIONS, metrics_named
 from rag.reader.lookup import GLOSSARY, concept_of, normal
 from rag.reader.program import ComputeError, Computed, Program
+from rag.reader.wording import RULES
 
 Kind = Literal["share", "positive", "growth"]
 WHAT = {"share": "a share of a whole (a margin, a return, a part of a total) lies within ±100%",
@@ -32,13 +33,6 @@ WHAT = {"share": "a share of a whole (a margin, a return, a part of a total) lie
 # a whole, and how wide: a division of a wider whole by a narrower one is upside down
 WHOLES = {"revenue": 3, "total assets": 3, "pretax income": 2, "total current assets": 2,
           "total current liabilities": 2, "total liabilities": 2, "net income": 1, "cash from operations": 1}
-_GROWTH = re.compile(r"\b(?:growth|grows?|grew|cagr|changes?|changed|increases?|increased|decreases?|decreased|"
-                     r"year over year|yoy)\b")
-_SHARE = re.compile(r"\b(?:margins?|(?<!per )(?:share|portion|proportion|fraction) of)\b")
-# "X as a percentage of Y" is a share where Y is a whole and X is not (R&D of revenue; not buybacks of net income)
-_PERCENT_OF = re.compile(r"\b(?:percentage|percent) of\b")
-_POSITIVE = re.compile(r"\b(?:turnover|days)\b")
-_NOT_POSITIVE = re.compile(r"\bcycle\b")  # a cash conversion cycle may be below nil
 
 
 class Implausible(ComputeError):
@@ -54,11 +48,11 @@ def kind_of(text: str, formula: str = "") -> Kind | None:
         if kind := DEFINITIONS[name].kind:
             return kind
     words = normal(text)
-    if _GROWTH.search(words):
+    if RULES["growth_or_cagr"].search(words):
         return "growth"
-    if _SHARE.search(words):
+    if RULES["share_of"].search(words):
         return "share"
-    return "positive" if _POSITIVE.search(words) and not _NOT_POSITIVE.search(words) else None
+    return "positive" if RULES["turnover_days"].search(words) and not RULES["cycle"].search(words) else None
 
 
 def _changes(formula: str) -> bool:
@@ -136,7 +130,7 @@ def checked(text: str, program: Program, run: Callable[[Program], Computed], mon
     else `Implausible`, never the figure."""
     computed = run(program)
     kind = None if money else kind_of(text, program.formula) or \
-        ("share" if _PERCENT_OF.search(normal(text)) and _of_a_whole(program, computed) else None)
+        ("share" if RULES["percent_of"].search(normal(text)) and _of_a_whole(program, computed) else None)
     if within(kind, computed.value):
         return computed
     if (turned := swapped(program, computed)) is not None and within(kind, (again := run(turned)).value):

@@ -18,16 +18,12 @@ from rag.reader.answer import Cited, Solution
 from rag.reader.cells import _PLACEHOLDER, _label_column, _named, _squashed, _words
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
+from rag.reader.wording import RULES
 from rag.records import Table
 from rag.text import YEAR
 
-_EXTREME = re.compile(r"\b(?:(second|third|2nd|3rd)[\s-]+)?(highest|largest|greatest|biggest|most|top|maximum|"
-                      r"lowest|smallest|least|fewest|minimum)\b", re.I)
 _SMALLEST = {"lowest", "smallest", "least", "fewest", "minimum"}
 _RANKS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3}
-_RISE = re.compile(r"\b(?:gain(?:ed|s)?|gr[eo]wn?|grew|increas\w*|ris(?:e|en|es)|rose|chang\w*|improv\w*)\b", re.I)
-_FALL = re.compile(r"\b(?:drop\w*|declin\w*|fall\w*|fell|decreas\w*|shr[au]nk)\b", re.I)
-_WHICH = re.compile(r"\b(?:which|who)\b", re.I)
 _SUMMARY = re.compile(r"^\W*(?:total|overall|all|average|mean|sum|general population)\b", re.I)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _MIN_PREFIX = 5  # letters two stems share for an option to name a row ("operations" · "operating")
@@ -51,8 +47,8 @@ class Measure(BaseModel):
 def extreme(question: Question) -> tuple[bool, int] | None:
     """(largest?, rank) when the question asks which item ranks at an extreme; None otherwise."""
     text = question.task or question.text
-    found = _EXTREME.search(text)
-    if not found or question.asked != "text" or not _WHICH.search(text):
+    found = RULES["extreme"].search(text)
+    if not found or question.asked != "text" or not RULES["which_who"].search(text):
         return None
     return found.group(2).lower() not in _SMALLEST, _RANKS.get((found.group(1) or "").lower(), 1)
 
@@ -104,11 +100,11 @@ def _measure(question: Question, table: Table, at: int, asked: tuple[set[str], s
     headers = {j: table.header[j] for j in numeric if not table.header[j].startswith(_PLACEHOLDER)}
     by_year = {y: [j for j, h in headers.items() if y in YEAR.findall(h)] for y in question.years}
     text = question.task or question.text
-    if len(question.years) == 2 and (_RISE.search(text) or _FALL.search(text)):  # a change, or nothing
+    if len(question.years) == 2 and (RULES["rise"].search(text) or RULES["fall"].search(text)):  # a change, or nothing
         if not all(len(js) == 1 for js in by_year.values()):
             return None
         first, last = (by_year[y][0] for y in sorted(question.years))
-        sign = -1 if _FALL.search(text) else 1
+        sign = -1 if RULES["fall"].search(text) else 1
         return Measure(header=f"{headers[last]} − {headers[first]}", columns=[first, last], sign=sign)
     named = _named(list(headers.values()), asked)
     if named is not None:

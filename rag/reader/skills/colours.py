@@ -5,7 +5,6 @@ guessed, unless the pages looked at are scans, whose colours are not read."""
 
 from __future__ import annotations
 
-import re
 
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
@@ -13,14 +12,9 @@ from rag.reader.program import run_program
 from rag.reader.question import Question, spelled_number
 from rag.reader.skills.base import Documents, JsonModel, Read, register
 from rag.reader.skills.pictures import PICTURES_UNREAD
+from rag.reader.wording import RULES
 from rag.records import LAST_PAGE
 
-# a part of the document the question points at: its page is where the search found that part
-_FIGURE = re.compile(r"\b(?:figures?|fig\.|charts?|diagrams?|graphs?|images?)(?=\b|\d)", re.I)
-_TABLE = re.compile(r"\b(?:tables?|slides?|sections?)(?=\b|\d)", re.I)
-_FIRST = re.compile(r"\b(?:top|first)\s*(\d+|one|two|three|four|five)\b", re.I)
-# asked of the coloured words, not for them ("who said the quote in blue?"): the pages are read
-_OF_THEM = re.compile(r"\b(?:who|whom|whose|when|where|why)\b", re.I)
 _MAX_LISTED = 12  # more runs than this across the documents: the question means the page the search found
 
 
@@ -40,7 +34,7 @@ class Colours:
         if not runs:
             scanned = any(p.scanned for _, p in pages)
             return Read(reason=PICTURES_UNREAD if scanned else f"no words are printed {what} {where}", final=True)
-        if question.asked != "number" and _OF_THEM.search(question.text):
+        if question.asked != "number" and RULES["of_them"].search(question.text):
             return None
         return Read(solution=_listed(question, runs, what))
 
@@ -51,7 +45,7 @@ def _listed(question: Question, runs: list, what: str) -> Solution:
         program = f"printed = {texts!r}  # {what}\nans = len(printed)"
     else:
         texts = list(dict.fromkeys(texts))
-        first = _FIRST.search(question.text)
+        first = RULES["first_n"].search(question.text)
         n = first and spelled_number(first.group(1))
         picked = f"[{', '.join(f'printed[{i}]' for i in range(min(n, len(texts))))}]" if first else "printed"
         program = f"printed = {texts!r}  # {what}\nans = {picked}"
@@ -70,7 +64,8 @@ def in_scope(question: Question, documents: Documents, hits) -> tuple[list, str]
     if question.pages:
         named = {(d.doc_id, d.pages if n == LAST_PAGE else n) for d in documents.docs for n in question.pages}
         return [(d, p) for d, p in every if (d.doc_id, p.page) in named], "on the pages named"
-    modality = "image_caption" if _FIGURE.search(question.text) else "table" if _TABLE.search(question.text) else None
+    modality = "image_caption" if RULES["figure_named"].search(question.text) else \
+        "table" if RULES["table_named"].search(question.text) else None
     found = next((h.fragment for h in hits if h.fragment.modality == modality), hits[0].fragment if hits else None)
     if found is None or modality is None and len({r.text for _, r in _in_colour(question, every)}) <= _MAX_LISTED:
         return every, "in the documents"

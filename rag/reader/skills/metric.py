@@ -44,23 +44,13 @@ from rag.reader.plausible import checked
 from rag.reader.program import ComputeError, Computed, Input, Program, compute, in_unit, shown
 from rag.reader.question import YEAR, Question
 from rag.reader.skills.base import Documents, JsonModel, Read, few_shot, register
+from rag.reader.wording import RULES
 from rag.records import StatementFrame
 from rag.text import plain_number
 
 REPLY_TOKENS = 230  # the longest reply the schema allows, at 3 characters a token
-_PERCENT = re.compile(r"%|\bpercent", re.I)
 _TIMES_100 = re.compile(r"\s*\*\s*100(?:\.0*)?(?![\d.])|(?<![\d.])100(?:\.0*)?\s*\*\s*")
 _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(normal, c.said))}
-# what a question may ask beyond the one figure it names, which that figure's program does not do
-_MORE = re.compile(r"\b(?:change|growth|grows?|increases?|decreases?|difference|cagr|compared?|versus|vs|average|mean|"
-                   r"per|ratio|margin|share|portion|percentage of|to|from|between)\b")
-# a row's growth between two years, asked in words `_MORE` would take for more than one figure
-_GROWTH = re.compile(r"\b(?:growth|grows?|grew|changes?|changed|increases?|increased|decreases?|decreased)\b")
-_SPAN = re.compile(r"\b(?:from|to|between)\b")
-_CHANGE = re.compile(rf"{_GROWTH.pattern}|\b(?:differences?|moved?|declined?|fell|rose|improved?|"
-                     r"expand(?:s|ed)?|expansion|contracted|contraction)\b")
-_AVERAGE = re.compile(r"\b(?:average|mean)\b")
-_COMPOUND = re.compile(r"\b(?:compound|compounded|cagr|annual|annually|annualized|average|per year|a year)\b")
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
 
 
@@ -125,7 +115,7 @@ def one_figure(question: Question, frames: list[StatementFrame]) -> tuple[str, s
     metrics = {said: name for said, name in SAID if not gives(text, name)}
     rows = row_words(frames)
     found, rest = longest_first(text, {*metrics, *rows, *_METRIC_WORDS})
-    if len(found) != 1 or _MORE.search(rest):
+    if len(found) != 1 or RULES["metric_more"].search(rest):
         return None
     said = found[0]
     return ("metric", metrics[said]) if said in metrics else ("row", said) if said in rows else None
@@ -137,12 +127,12 @@ def growth(question: Question, frames: list[StatementFrame]) -> Program | None:
     size (a loss that narrows grows). A margin's or a ratio's change is not a row's growth."""
     text = without_statement(question.task or question.text)
     years, words = sorted({int(y) for y in question.years}), normal(text)
-    if len(years) != 2 or not _PERCENT.search(question.text) or not _GROWTH.search(words) or \
-            _COMPOUND.search(words) or metrics_named(text):
+    if len(years) != 2 or not RULES["percent"].search(question.text) or not RULES["growth"].search(words) or \
+            RULES["compound"].search(words) or metrics_named(text):
         return None
     rows = row_words(frames)
     found, rest = longest_first(text, {*rows, *_METRIC_WORDS})
-    if len(found) != 1 or _MORE.search(_SPAN.sub(" ", _GROWTH.sub(" ", rest))):
+    if len(found) != 1 or RULES["metric_more"].search(RULES["span"].sub(" ", RULES["growth"].sub(" ", rest))):
         return None
     first, last = (Input.of_row(found[0], year) for year in years)
     return Program(inputs=[first, last], formula=f"({last.name} - {first.name}) / abs({first.name})")
@@ -159,11 +149,12 @@ def over_years(question: Question, frames: list[StatementFrame]) -> Program | No
     found, rest = longest_first(text, {*metrics, *row_words(frames), *_METRIC_WORDS})
     if len(years) < 2 or len(found) != 1 or found[0] not in metrics:
         return None
-    name, rest = metrics[found[0]], _SPAN.sub(" ", rest)
-    how = "average" if _AVERAGE.search(rest) else "change" if _CHANGE.search(rest) and len(years) == 2 else None
-    rest = _AVERAGE.sub(" ", rest)
-    if not how or _MORE.search(_CHANGE.sub(" ", rest)) or _COMPOUND.search(rest) or \
-            (how == "change" and _PERCENT.search(question.text) and not DEFINITIONS[name].percent):
+    name, rest = metrics[found[0]], RULES["span"].sub(" ", rest)
+    how = "average" if RULES["average"].search(rest) else \
+        "change" if RULES["change"].search(rest) and len(years) == 2 else None
+    rest = RULES["average"].sub(" ", rest)
+    if not how or RULES["metric_more"].search(RULES["change"].sub(" ", rest)) or RULES["compound"].search(rest) or \
+            (how == "change" and RULES["percent"].search(question.text) and not DEFINITIONS[name].percent):
         return None
     return across(name, sorted(years), how)
 
@@ -276,7 +267,7 @@ def messages(question: Question) -> list[ChatMessage]:
 def unit_of(question: Question, formula: str) -> str:
     """A percentage when asked; money when a scale is asked or the formula only adds and subtracts figures;
     else a ratio."""
-    if _PERCENT.search(question.text):
+    if RULES["percent"].search(question.text):
         return "percent"
     return "money" if question.scale or not re.search(r"[/*]", formula) else "ratio"
 

@@ -5,7 +5,6 @@ what is spread over forty."""
 
 from __future__ import annotations
 
-import re
 
 from rag.reader.answer import Solution
 from rag.reader.occurrences import KIND_NAMES, distinct, found
@@ -13,11 +12,9 @@ from rag.reader.pages import PageRef
 from rag.reader.program import run_program
 from rag.reader.question import Question
 from rag.reader.skills.base import Documents, JsonModel, Read, register
+from rag.reader.wording import RULES
 from rag.records import LAST_PAGE
 
-# a part of a document the text layer does not bound: its pages are the reader's to find
-_PART = re.compile(r"\b(?:sections?|chapters?|appendi(?:x|ces)|figures?|tables?|charts?|images?|pictures?|photos?|"
-                   r"diagrams?|graphs?|logos?)\b", re.I)
 _MAX_CITED = 12
 
 
@@ -26,7 +23,7 @@ class PrintedSkill:
     name, reads = "printed", "documents"
 
     def applies(self, question: Question) -> bool:
-        return not (question.printed is None or (_PART.search(question.text) and not question.pages))
+        return not (question.printed is None or (RULES["part_named"].search(question.text) and not question.pages))
 
     async def answer(self, question: Question, documents: Documents, hits, model: JsonModel) -> Read | None:
         """Each time the phrase or kind asked is printed, on the pages named or anywhere in the documents."""
