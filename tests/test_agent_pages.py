@@ -58,10 +58,10 @@ def test_the_best_page_is_read_first_and_the_answer_cites_it(run):
     result, events, llm = run([copy_from_page()])
     [read] = reads(events)
     first_page = next(e for e in events if isinstance(e, HopEnd)).hits[0].fragment.page
-    assert read.found and read.page == first_page and read.skill == "read_page"
+    assert read.found and read.page == first_page and read.skill == "read_free"
     assert result.answer.endswith(f"[p. {first_page}]") and result.citations[0].page == first_page
     assert result.citations[0].bbox, "the cited page is boxed where the answer's line stands"
-    assert result.skill == "read_page" and [c.purpose for c in events if isinstance(c, LLMCall)] == ["read page"]
+    assert result.skill == "read_free" and [c.purpose for c in events if isinstance(c, LLMCall)] == ["read page"]
     assert "<page>" in llm.prompts[0] and QUESTION in llm.prompts[0]
 
 
@@ -89,7 +89,7 @@ def test_after_two_pages_without_answer_the_agent_searches_again(run):
     kinds = [type(e).__name__ for e in events]
     assert kinds.count("HopStart") == 2 and kinds.index("PageRead") < len(kinds) - kinds[::-1].index("HopStart")
     assert "none of them holds the answer" in llm.prompts[2]
-    assert [s.reason for s in events if isinstance(s, Stop)][-1] == "hop_cap" and result.skill == "read_page"
+    assert [s.reason for s in events if isinstance(s, Stop)][-1] == "hop_cap" and result.skill == "read_free"
 
 
 def test_a_named_page_is_read_first(run):
@@ -151,7 +151,7 @@ def test_a_check_not_enforced_is_recorded_and_lets_the_answer_stand(run):
     result, events, _ = run([invented], max_hops=1, reader_settings={"max_pages": 1, "checks": ["year_on_page"]})
     [read] = reads(events)
     assert read.found and "values_on_page" in read.checks and read.short
-    assert result.answer.startswith("Latinos expect") and result.skill == "read_page"
+    assert result.answer.startswith("Latinos expect") and result.skill == "read_free"
 
     result, events, _ = run([invented], max_hops=1, reader_settings={"max_pages": 1, "checks": ["values_on_page"]})
     [read] = reads(events)

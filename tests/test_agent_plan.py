@@ -63,7 +63,7 @@ def test_each_part_is_its_own_hop_and_read_and_code_composes_the_answer(ask):
 
 def test_a_part_not_found_gives_a_partial_answer_and_the_trace_holds_the_plan(ask):
     read = figure("Hispanic adults")
-    result, events, _ = ask([json.dumps({"parts": PARTS}), read, read])
+    result, events, _ = ask([json.dumps({"parts": PARTS}), *[read] * 4])  # the second part: three pages, none has it
     first = next(e for e in events if isinstance(e, PageRead))
     assert "<missing>" in result.answer and f"{first.short}% [p. {first.page}]" in result.answer and result.missing
     assert result.short_answer == "Not answerable"

@@ -200,7 +200,7 @@ def test_chat_shows_hops_the_pages_read_then_a_cited_answer(pew_ws):
     assert any("2008" in df.columns or "Sample size" in df.columns for df in tables)
     assert status.image, "a figure hit shows its crop"
     [read] = [m.value for m in status.markdown if "Read p." in m.value]
-    assert "read_page" in read and "the answer:" in read, "the page read and what the model found there"
+    assert "read_free" in read and "the answer:" in read, "the page read and what the model found there"
     [answer] = [m.value for m in bot.markdown if "[p. " in m.value and "Read p." not in m.value]
     page = int(answer.split("[p. ")[1].split("]")[0])
     assert f"Read p. {page}" in read and citation.label.startswith(f"Cited page {page} ·") and citation.image

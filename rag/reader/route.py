@@ -8,7 +8,8 @@
     metric     a figure of the statements for a fiscal year               rag/reader/skills/metric.py
     names      a proper name no searched document may print               rag/reader/skills/names.py
     plan       two or three facts and what code makes of them             rag/reader/plan.py
-    read       anything else: one fact read off the best pages            rag/reader/skills/read_page.py
+    read       anything else: one fact read off the best pages            rag/reader/skills/read_free.py
+                                                                          (read_page.py: typed, a server model's)
 
 A document skill is on the route when its `applies(question)` holds; the first on it names the path. Some
 decide only once they see the documents (a filing's statements, the words printed): then the next on the
