@@ -64,4 +64,5 @@ def test_a_reply_the_page_does_not_hold_fails_its_check_and_no_reply_is_no_answe
     invented = read("How many trips did the Island shuttle carry?", '{"found": true, "answer": "7,120"}')
     assert "values_on_page" in invented.failed
     assert read("Who built the pier?", '{"found": false, "answer": ""}').solution is None
+    assert read("List the piers.", '{"found": true, "answer": " ; "}').solution is None
     assert "did not parse" in read("Who built the pier?", "the pier was").reason

@@ -44,6 +44,8 @@ class ReadFree:
 def _solution(question: Question, view: PageView, answer: str | list[str], said: str) -> Read:
     """The normalised reply as a solution, with each check's verdict (the reader enforces those switched on)."""
     asked, page = question.asked, view.whole
+    if answer == []:
+        return Read(said=said, reason="the list is empty")
     if isinstance(answer, list):
         failed = {} if any(not verdicts(i, "", page, "text", []) for i in answer) else \
             {"words_on_page": "none of its items is on the page"}
