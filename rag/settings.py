@@ -85,8 +85,10 @@ class AgentSettings(BaseModel):
 
 
 DOCUMENT_SKILLS = ["printed", "outline", "pictures", "colours", "metric", "names"]
-PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page", "has_number"]
-LINE_CHECKS = ["number_line", "words_line", "in_lines_read"]
+PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page"]
+# A number asked is code's guess from the wording ("how do they rate …" asks words): the free reply is kept
+# when its words stand on the page; the typed reader's schema asked for a figure, so it is checked for one.
+TYPED_CHECKS = ["has_number", "number_line", "words_line", "in_lines_read"]
 
 
 class ReaderSettings(BaseModel):
@@ -123,8 +125,8 @@ class ReaderSettings(BaseModel):
     # row, or a plan's first part) reads only what the model's measured speed reads in the time left, so a slow
     # machine reads less of the page rather than answering later (docs/results.md, "No answer slower than …").
     answer_s: float = 50.0
-    # The checks that reject an answer (rag/reader/verify.py CHECKS): that it stands on its page. The checks
-    # of the line it stands on (number_line, words_line, in_lines_read) cost the blind set right answers.
+    # The checks that reject an answer (rag/reader/verify.py CHECKS): that it stands on its page (its year,
+    # numbers, words). Those of the line it stands on and of a figure asked are the typed reader's (TYPED_CHECKS).
     # Every page read records the verdict of all of them.
     checks: list[str] = Field(default_factory=lambda: list(PAGE_CHECKS))
 
@@ -231,7 +233,7 @@ PRESETS: dict[str, Settings] = {
     # A model behind a server (OPENAI_BASE_URL, OPENAI_API_KEY): whole pages, more of them, and the
     # ReAct step searches again when two pages fail.
     "server": Settings(preset="server", reader=ReaderSettings(skills=DOCUMENT_SKILLS, page_tokens=2500, max_pages=6,
-                                                              budget_s=60.0, tokens_per_s=1000.0, checks=PAGE_CHECKS + LINE_CHECKS)),
+                                                              budget_s=60.0, tokens_per_s=1000.0, checks=PAGE_CHECKS + TYPED_CHECKS)),
     # The paper's design exactly, for ablations and comparisons.
     "paper": Settings(
         preset="paper",

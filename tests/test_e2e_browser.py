@@ -137,7 +137,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     # The finished turn is drawn again from the conversation (the Stop button goes): click after that.
     expect(reply.get_by_role("button", name="Stop")).to_have_count(0)
     # The hop box shows the pages the model read and what each said (an open question: page reading).
-    expect(reply.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_page\)")).first).to_be_attached()
+    expect(reply.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \(read_free\)")).first).to_be_attached()
 
     # Open the first citation: the page image with the evidence boxed.
     citation = reply.locator('[data-testid="stExpander"]').filter(has_text="Cited page").first
@@ -167,7 +167,7 @@ def test_upload_ask_watch_hops_open_citation_and_trace(page, tmp_path):
     expect(looked_up.get_by_text("answered in").first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     expect(looked_up.get_by_role("button", name="Stop")).to_have_count(0)
     looked_up.locator('[data-testid="stExpander"]').first.locator("summary").click()
-    expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \((read_page|table)\): the answer: 1,500"))
+    expect(looked_up.get_by_text(re.compile(r"Read p\. \d+ of pew-4-pages\.pdf \((read_free|table)\): the answer: 1,500"))
            ).to_be_visible()
 
     # The run's trace: its row and its timeline.
