@@ -9,11 +9,11 @@ import re
 from rapidfuzz import fuzz
 
 from rag.reader.question import Question, spelled_number
+from rag.reader.wording import NUMBERS
 from rag.text import NUMBER
 
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
-_COUNT_WORD = re.compile(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
-                         r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b", re.I)
+_COUNT_WORD = re.compile(rf"\b({'|'.join(NUMBERS)})\b", re.I)
 _ITEM_SPLIT = re.compile(r"\s*;\s*|\s*,\s+(?:and\s+|or\s+)?|\s+and\s+|\s*\n\s*")
 _PERCENT = re.compile(r"^\s?(?:%|per ?cent\b)", re.I)
 OPTION_MATCH = 80  # rapidfuzz partial ratio: the reply names the choice, up to case and spacing

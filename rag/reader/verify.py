@@ -131,6 +131,12 @@ CHECKS = ("year_on_page", "decisive_line", "values_on_page", "words_on_page", "h
           "words_line", "in_lines_read")
 
 
+def items_on_page(items: list[str], page: str) -> tuple[list[str], dict[str, str]]:
+    """A list's items that stand on the page, and the check's verdict when none does."""
+    kept = [i for i in items if not verdicts(i, "", page, "text", [])]
+    return kept, {} if kept else {"words_on_page": "none of its items is on the page"}
+
+
 def verdicts(answer: str, line: str, page: str, asked: str, terms: list[str], years: list[str] = (),
              lines_read: str | None = None) -> dict[str, str]:
     """Each check the answer fails, by name, with why it does not stand on its page."""

@@ -11,7 +11,7 @@ from rag.reader.answer import Solution, valued
 from rag.reader.normalise import normalised
 from rag.reader.question import Question
 from rag.reader.skills.base import JsonModel, PageView, Read, page_messages, register
-from rag.reader.verify import as_printed, in_asked_column, verdicts
+from rag.reader.verify import as_printed, in_asked_column, items_on_page, verdicts
 
 ANSWER_CHARS = 200
 REPLY_TOKENS = 80  # a short answer and its JSON; a reply that runs on is cut here and kept as far as it went
@@ -47,8 +47,7 @@ def _solution(question: Question, view: PageView, answer: str | list[str], said:
     if answer == []:
         return Read(said=said, reason="the list is empty")
     if isinstance(answer, list):
-        failed = {} if any(not verdicts(i, "", page, "text", []) for i in answer) else \
-            {"words_on_page": "none of its items is on the page"}
+        _, failed = items_on_page(answer, page)
         return Read(said=said, failed=failed, solution=Solution(skill=ReadFree.name, asked="list", items=answer,
                                                                 pages=[view.ref]))
     value = in_asked_column(as_printed(answer, page), page, question.years) if asked == "number" else answer

@@ -12,7 +12,7 @@ from rag import prompts
 from rag.reader.answer import Solution, valued
 from rag.reader.question import Question
 from rag.reader.skills.base import JsonModel, PageView, Read, page_messages, register
-from rag.reader.verify import as_printed, in_asked_column, verdicts
+from rag.reader.verify import as_printed, in_asked_column, items_on_page, verdicts
 from rag.text import NUMBER
 
 LINE_CHARS = 300
@@ -64,8 +64,7 @@ class ReadPage:
             return Read(said=said, reason="the page does not hold the answer")
         if asked == "list":
             items = [i for i in dict.fromkeys(x.strip() for x in found.answer) if i]
-            kept = [i for i in items if not verdicts(i, "", text, "text", [])]
-            failed = {} if kept else {"words_on_page": "none of its items is on the page"}
+            kept, failed = items_on_page(items, text)
             solution = Solution(skill=self.name, asked=asked, items=kept or items, pages=[view.ref]) if items else None
             return Read(said=said, solution=solution, failed=failed, reason="" if items else "the list is empty")
         value = in_asked_column(as_printed(str(found.answer).strip(), text), view.whole, question.years)
