@@ -188,8 +188,7 @@ class DocAgent(Workflow):
             return self.finish(None)
         if not self.pages.fits(queue[0], time.time() - state.started):
             return self.finish(None, self.pages.out_of_time())
-        self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))  # "Reading p. N …"
-        got = self.reported(await self.pages.read(queue[0], time.time() - state.started))
+        got = await self.read_next(self.pages, queue[0])
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -220,6 +219,11 @@ class DocAgent(Workflow):
             self.before = got.reason
         return None
 
+    async def read_next(self, pages: PageReader, page: PageRef) -> Reading:
+        """One page read, announced first ("Reading p. N …") and its events reported."""
+        self.stream.emit(Draft(run_id=self.state.run_id, hop=self.state.hops, page=page.page, text=""))
+        return self.reported(await pages.read(page, time.time() - self.state.started))
+
     def reader(self, question, skills: list[str] | None = None) -> PageReader:
         """A page reader for the question (the route's page skills), or for a plan's part (its own)."""
         pages = PageReader(question, self.state.reader, self.source, self.similarity, self.model.count_tokens,
@@ -248,8 +252,7 @@ class DocAgent(Workflow):
         solution = self.reported(found).solution if found else None
         while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
                 and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
-            self.stream.emit(Draft(run_id=state.run_id, hop=state.hops, page=queue[0].page, text=""))
-            solution = self.reported(await pages.read(queue[0], time.time() - state.started)).solution
+            solution = (await self.read_next(pages, queue[0])).solution
         self.parts_read.append(solution)
         if ev.index + 1 < len(self.plan.parts):
             return PartHop(index=ev.index + 1)
