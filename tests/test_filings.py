@@ -6,6 +6,8 @@ agent runs, its LLM is scripted and must not be called (code answers), control f
 
 from __future__ import annotations
 
+import json
+
 import pymupdf
 import pytest
 from conftest import EVAL, PDFS, frames_of, local_settings, pages_of
@@ -124,3 +126,19 @@ def test_a_metric_written_with_capitals_names_no_company_and_the_only_filing_of_
     result, [computed], llm = asked(library, "What was the Current Ratio in FY2015?", tmp_path)
     assert not llm.prompts and result.skill == "metric" and result.answer.startswith("1.54 = "), result.answer
     assert "the only searched filing with statements of FY2015" in computed.result
+
+
+def test_an_evaluation_over_the_library_searches_every_filing_and_names_the_one_it_cited(library, tmp_path):
+    """`rag eval --library`: a question over all the store's documents, as the chat's "all documents" asks; the
+    filing its answer cites is in the row. The question and gold are ours (the printed current ratio)."""
+    from rag.eval.answers import evaluate_answers
+
+    qa = tmp_path / "qa.json"
+    qa.write_text(json.dumps([{"doc_id": NETFLIX.name, "question": "What was the Current Ratio in FY2015?",
+                               "answer": "1.54", "answer_format": "Float", "unit": "ratio",
+                               "evidence_pages_1based": [2], "evidence_sources": ["Table"], "unanswerable": False}]))
+    library.llm = ScriptedLLM(replies=[])
+    summary = evaluate_answers(library, qa, None, tmp_path / "run", library=True, scoring="units")
+    [row] = [json.loads(line) for line in (tmp_path / "run" / "questions.jsonl").read_text().splitlines()]
+    assert summary["library"] and row["cited"] == [NETFLIX.name] and row["short_answer"] == "1.54", row
+    assert "the only searched filing with statements of FY2015" in row["answer"]

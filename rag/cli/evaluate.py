@@ -25,6 +25,8 @@ def register_eval(sub) -> None:
     p.add_argument("--scoring", default="strict", choices=SCORINGS,
                    help="which scorer the progress bar uses (all are always computed; units: an analyst's metric "
                         "in the unit its question asks, for sets that name it)")
+    p.add_argument("--library", action="store_true",
+                   help="every question searches every document in the store, as the chat's 'all documents' does")
     p.add_argument("--json", action="store_true")
     retrieval_switches(p)
     p.set_defaults(func=cmd_eval)
@@ -62,7 +64,7 @@ def cmd_eval(args, settings: Settings) -> int:
         settings.agent.max_hops = args.max_hops
     out = args.out or settings.eval_dir / (f"agent-hops{settings.agent.max_hops}" if args.mode == "agent" else args.mode)
     summary = evaluate_answers(workspace(settings), args.qa, args.pdfs, out, mode=args.mode,
-                               limit=args.limit, resume=args.resume, scoring=args.scoring)
+                               limit=args.limit, resume=args.resume, scoring=args.scoring, library=args.library)
     from rag.eval.report import kinds_table, summary_table
 
     table = summary_table([summary], args.scoring) + "\n\n" + kinds_table(summary)

@@ -33,8 +33,10 @@ EvalProgress = Callable[[int, int, dict, float], None]
 
 def evaluate_answers(
     ws, qa_path: Path, pdf_dir: Path | None, out_dir: Path, mode: str = "agent", limit: int | None = None,
-    resume: bool = False, progress: EvalProgress | None = None, scoring: str = "strict",
+    resume: bool = False, progress: EvalProgress | None = None, scoring: str = "strict", library: bool = False,
 ) -> dict:
+    """Every question answered in `mode`, searching its own document, or with `library` every document in the
+    store (the chat's "all documents": which one answers is the agent's to find)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     questions = load_questions(qa_path)
@@ -43,7 +45,7 @@ def evaluate_answers(
     if not questions:
         raise ValueError("none of the questions' documents is in the store or in the PDF folder")
     config = {"mode": mode, "max_hops": ws.settings.agent.max_hops if strategy(mode, []).react else None,
-              "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit}
+              "model": ws.llm_name, "qa": Path(qa_path).name, "limit": limit, "library": library}
     rows_path = _prepare(Path(out_dir), config, resume)
     if mode == "text-only":  # build the baseline's index first, so no question's latency pays for it
         plain_index(ws).prepare(list(doc_ids.values()))
@@ -51,7 +53,7 @@ def evaluate_answers(
     bar = tqdm(questions, desc=f"eval {mode}", unit="q", disable=None)
     for n, q in enumerate(bar):
         if n not in done:
-            done[n] = run_one(ws, q, doc_ids[q.doc_id], n, mode, Path(out_dir) / "traces")
+            done[n] = run_one(ws, q, doc_ids[q.doc_id], n, mode, Path(out_dir) / "traces", library)
             with rows_path.open("a") as f:
                 f.write(json.dumps(done[n], ensure_ascii=False) + "\n")
         accuracy = _rate([r[SCORE_KEY[scoring]] for r in done.values()])
@@ -89,7 +91,7 @@ def _prepare(out_dir: Path, config: dict, resume: bool) -> Path:
     rows_path, config_path = out_dir / "questions.jsonl", out_dir / "run.json"
     if resume and config_path.exists():
         before = json.loads(config_path.read_text())
-        changed = [k for k in ("mode", "max_hops", "model", "qa") if before.get(k) != config.get(k)]
+        changed = [k for k in ("mode", "max_hops", "model", "qa", "library") if before.get(k) != config.get(k)]
         if changed:
             raise ValueError(f"cannot resume {out_dir}: it was run with another {', '.join(changed)}")
     elif rows_path.exists():
@@ -98,8 +100,8 @@ def _prepare(out_dir: Path, config: dict, resume: bool) -> Path:
     return rows_path
 
 
-def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path) -> dict:
-    events = stream_mode(ws, ws.llm, mode, q.question, doc_ids=[doc_id], trace_dir=trace_dir,
+def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path, library: bool = False) -> dict:
+    events = stream_mode(ws, ws.llm, mode, q.question, doc_ids=None if library else [doc_id], trace_dir=trace_dir,
                          model_name=ws.llm_name, gold_pages=q.evidence_pages_1based)
     result = drain(events, q.question, trace_dir)
     short = "" if result.error else result.short_answer
@@ -115,6 +117,7 @@ def run_one(ws, q: GoldQuestion, doc_id: str, n: int, mode: str, trace_dir: Path
                      for m in {SOURCE_MODALITY.get(s, "text") for s in q.evidence_sources}} if gold else {},
         "seconds": result.total_s, "first_hop_s": result.first_hop_s, "hops": len(result.hops),
         "tokens": result.tokens, "stop": result.stop_reason, "error": result.error, "trace": result.trace,
+        "cited": sorted({c.file for c in result.citations}),
         "answer_type": result.answer_type, "program": result.program, "skill": result.skill, "plan": result.plan,
         **({"unit": q.unit, "metric": units.metric_kind(q.question, q.unit)} if q.unit else {}),
         **({"task": q.task} if q.task else {}),
