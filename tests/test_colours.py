@@ -69,7 +69,9 @@ def test_the_colour_asked_about_is_the_ink_or_the_ground():
     for asked, (colour, ground) in cases.items():
         q = understand(asked)
         assert (q.colour, q.on_ground, q.pictures) == (colour, ground, False), asked
-    assert understand("How many green bars are in the chart?").pictures, "drawn shapes are pictures"
+    for series in ("How many green bars are in the chart?", "What value does the blue line reach in 2019?"):
+        q = understand(series)
+        assert not q.pictures and q.colour is None, "a chart's coloured series: its values are read from the page"
     black = understand("How many parts with black color does the diagram show?")
     assert black.pictures and black.colour is None, "black ink is every page's: what is black in a figure is drawn"
     for plain in ("What share of White adults use the internet?", "How many Black and Hispanic adults own a phone?",

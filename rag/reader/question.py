@@ -76,7 +76,7 @@ def understand(question: str) -> Question:
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         counts=bool(RULES["counts"].search(q)),
-        pictures=bool(RULES["pictures"].search(q) or RULES["shapes"].search(q) or black_ink),
+        pictures=bool(RULES["pictures"].search(q) or black_ink),
         colour=None if black_ink else colour,
         on_ground=on_ground, printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
         date_form=date_form(q),

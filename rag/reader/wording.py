@@ -119,8 +119,6 @@ RULES: dict[str, Rule] = {
     "in_ink": _rule(rf"\b(?:colou?red|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} colou?r"
                     rf"|\b{_COLOUR} (?:colou?r(?:ed)?|words?|texts?|font|letters?)\b",
                     "words printed in a colour", "List the green words on the map key.", "List the words on the map key."),
-    "shapes": _rule(rf"\b{_COLOUR} (?:bars?|rectangles?|triangles?|circles?|lines?|arrows?|shapes?|squares?|dots?)\b",
-                    "coloured shapes drawn", "How many blue arrows point left?", "How many arrows point left?"),
     "times": _rule(r"\bhow many times (?:does|do|did|is|are|was|were|has|have)\s+" + _AS_PRINTED +
                    r"\s+(?:been\s+|be\s+)?(?:appear|occur|mention|cite|use|print|written|referenc|repeat|show)\w*\b",
                    "a phrase's times printed", "How many times does the word barley appear?",
