@@ -103,6 +103,17 @@ def test_a_statement_continued_on_the_next_page_keeps_its_periods():
     assert [p.year for p in frames[1].periods] == [2022, 2021, 2020]
 
 
+def test_a_statements_next_page_headed_by_its_years_alone_goes_on_with_it():
+    """CVS's cash flow statement: its second page repeats the years with no title; its rows are the statement's
+    (depreciation and amortization), not a note's table."""
+    first, second = frames_of(FIN / "CVSHEALTH_2018_10K.pdf", [305, 306])
+    assert (second.kind, second.title) == ("cash_flows", first.title) == ("cash_flows", "Consolidated Statements of "
+                                                                                        "Cash Flows")
+    assert row(second, "Depreciation and amortization").values[:3] == [2718, 2479, 2475]
+    assert all(f.kind == "other" for f in frames_of(FIN / "CVSHEALTH_2018_10K.pdf", [311, 312])), \
+        "a note's tables, pages after the statements: no statement's"
+
+
 @pytest.mark.parametrize(("printed", "number"), [
     ("(1,234)", -1234), ("$7,637", 7637), ("$(52)", -52), ("—", None), ("-", None), ("1,573.0", 1573.0),
     ("12,645(a)", 12645), ("0.29", 0.29), ("-3", -3)])

@@ -62,7 +62,10 @@ def document_frames(per_page: list[list[StatementFrame]], texts: dict[int, str],
     frames: list[StatementFrame] = []
     for page in per_page:
         for frame in page:
-            if frame.periods:
+            if frame.periods and _continues(frame, frames[-1] if frames else None):
+                last = frames[-1]
+                frames.append(frame.model_copy(update={"title": last.title, "kind": last.kind, "context": last.context}))
+            elif frame.periods:
                 frames.append(frame)
             elif frames and frames[-1].page >= frame.page - 1 and len(frames[-1].periods) == len(frame.rows[0].values):
                 last = frames[-1]
@@ -77,6 +80,13 @@ def document_frames(per_page: list[list[StatementFrame]], texts: dict[int, str],
     scales = Counter(f.scale for f in frames if f.kind != "other" and f.scale)
     scale = scales.most_common(1)[0][0] if scales else None
     return frames + [f for n, text in texts.items() for f in sentence_frames(text, n, doc_id, file, scale)]
+
+
+def _continues(frame: StatementFrame, last: StatementFrame | None) -> bool:
+    """Whether a frame with its own header but no title goes on with the statement of the page before, whose
+    years it repeats (a cash flow statement's second page, headed by its years alone)."""
+    return bool(last and not frame.title and last.kind != "other" and last.page == frame.page - 1 and
+                [p.year for p in last.periods] == [p.year for p in frame.periods])
 
 
 def fiscal_year_shift(text: str) -> int:
