@@ -73,7 +73,8 @@ def test_a_result_its_kind_cannot_have_gets_one_repair_with_the_reason_or_is_sai
 
 @pytest.mark.parametrize(("text", "formula", "kind"), [
     ("What was the operating margin in FY2021?", "oi_2021 / rev_2021", "share"),
-    ("What share of FY2021 revenue was R&D, in percent?", "rd_2021 / rev_2021", "share"),
+    ("What was the pretax margin in FY2021?", "pti_2021 / rev_2021", "share"),
+    ("What share of FY2021 revenue was R&D, in percent?", "rd_2021 / rev_2021", None),  # a whole's: by its inputs
     ("How many days of payables did it carry in FY2021?", "365 * ap_2021 / cogs_2021", "positive"),
     ("How did the gross margin change from FY2020 to FY2021?", "(gp_2021 / rev_2021) - (gp_2020 / rev_2020)", "growth"),
     ("What was the cash conversion cycle in FY2021?", "dio_2021 + dso_2021 - dpo_2021", None),  # may be below nil
@@ -97,6 +98,14 @@ def test_a_percentage_of_a_whole_is_a_share_and_of_another_figure_is_not(nike):
     got, _ = solve(bought, nike, program(*rows, formula="buy_2020 / ni_2020"))
     assert got.solution.short() == "120.8", "3,067 of 2,539: buybacks are no part of net income, no range"
     assert kind_of("What were diluted earnings per share of common stock in FY2021?", "eps_2021") is None
+    covered = "What was Nike's FY2021 cash from operations as a share of its capital expenditures, in percent?"
+    rows = (("cfo", "cash provided by operations", "cash flow statement"),
+            ("capex", "capital expenditures", "cash flow statement"))
+    got, _ = solve(covered, nike, program(*rows, formula="cfo_2021 / capex_2021"))
+    assert got.solution.short() == "957.84", "6,657 of 695: capex is no whole, so no range and no swap"
+    got, _ = solve("What share of Nike's FY2021 revenues was its gross profit, in percent?", nike,
+                   program(GP, REV, formula="rev_2021 / gp_2021"))
+    assert got.solution.short() == "44.82", "revenue is a whole: a share of it lies within 100%"
 
 
 @pytest.mark.parametrize(("written", "repaired"), [
@@ -129,6 +138,20 @@ def test_an_unclosed_parenthesis_is_repaired_by_code_with_no_model_call(nike, ne
     assert len(calls) == 1 and got.solution.short() == "135.16", got.reason  # 105.61 + 29.55 days
 
 
+def test_a_row_labelled_as_a_sum_of_rows_is_those_rows_with_no_model_call(netflix):
+    margin = "What was Netflix's FY2015 operating income plus D&A as a share of its revenues, in percent?"
+    summed = program(("ebitda", "operating income + depreciation and amortization", "income statement"), REV,
+                     formula="ebitda_2015 / rev_2015")
+    got, calls = solve(margin, netflix, summed)
+    assert len(calls) == 1 and got.solution.short() == "5.43", got.reason  # (305,826 + 62,283) / 6,779,511
+    assert got.solution.program == "(ebitda1_2015 + ebitda2_2015) / rev_2015"
+    net = ProgramReply.model_validate_json(program(("cash", "cash from operations - capital expenditures",
+                                                    "cash flow statement"), formula="cash_2015"))
+    assert net.program().formula == "(cash1_2015 - cash2_2015)"
+    hyphened = ProgramReply.model_validate_json(program(("debt", "long-term debt", "balance sheet"), formula="debt_2015"))
+    assert hyphened.program().formula == "debt_2015", "a hyphen inside a word is no minus"
+
+
 def test_a_name_the_formula_never_defined_is_a_defined_input_or_a_glossary_row(nike):
     share = "What share of Nike's FY2021 revenues was its gross profit, in percent?"
     sales = ("sales", "revenues", "income statement")
@@ -154,6 +177,10 @@ def test_a_statements_name_is_never_taken_for_a_row(bestbuy):
                                                        formula="x_2023"))
     with pytest.raises(ComputeError, match="a statement, not a row of it"):
         unnamed.program()
+    its_own_word = ProgramReply.model_validate_json(program(("cash", "cash flow statement", "cash flow statement"),
+                                                            formula="cash_2023"))
+    with pytest.raises(ComputeError, match="a statement, not a row of it"):
+        its_own_word.program()  # "cash" is the statement's first word here, not the row of cash held
 
 
 def test_a_retention_ratio_and_its_payout_are_amounts_over_net_income(bestbuy):

@@ -33,11 +33,12 @@ _SIGNS = str.maketrans({"×": "*", "÷": "/", "−": "-", "–": "-", "—": "-"
 _TOKEN = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+|[A-Za-z_]\w*|\*\*|[-+*/(),])")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OPERATORS = ("+", "-", "*", "/", "**", ",")
+_SUM = re.compile(r"\s+([+-])\s+")  # a label's terms, added or subtracted
 
 
 class RowReply(BaseModel):
     name: str = Field(json_schema_extra={"pattern": "^[a-z][a-z0-9]{0,15}$"})
-    label: str = Field(json_schema_extra={"maxLength": 40})
+    label: str = Field(json_schema_extra={"maxLength": 60})
     statement: Literal[STATEMENTS]
 
 
@@ -51,7 +52,8 @@ class ProgramReply(BaseModel):
     def program(self, year: str | None = None) -> Program:
         """Every name of the formula an input: its row's label and statement, and its year (a name without
         one: the `year`, the one the question names). The formula and the rows repaired by code first."""
-        formula, rows = _named_apart(mended(self.formula), [_relabelled(r) for r in self.rows])
+        formula, rows = _summed_apart(mended(self.formula), [_relabelled(r) for r in self.rows])
+        formula, rows = _named_apart(formula, rows)
         try:
             names = dict.fromkeys(n.id for n in ast.walk(ast.parse(formula.strip(), mode="eval"))
                                   if isinstance(n, ast.Name) and n.id not in FORMULA_FUNCTIONS)
@@ -148,12 +150,31 @@ def _relabelled(row: RowReply) -> RowReply:
     label = without_statement(row.label)
     if label == row.label:
         return row
-    if not label:
-        if concept_of(words := row.name.replace("_", " ")) is None:
+    if not label:  # the row's name, unless it is the statement's own first word ("cash" of "cash flow statement")
+        words = row.name.replace("_", " ")
+        if concept_of(words) is None or normal(row.label).startswith(words):
             raise ComputeError(f"the row {row.name!r} is labelled {row.label!r}, a statement, not a row of it: "
                                "give the label of the row sought in it")
         label = words
     return row.model_copy(update={"label": label})
+
+
+def _summed_apart(formula: str, rows: list[RowReply]) -> tuple[str, list[RowReply]]:
+    """A row whose label adds or subtracts rows ("operating income + depreciation") is those rows, each its own,
+    and the formula adds or subtracts them where it names it."""
+    out: list[RowReply] = []
+    for row in rows:
+        terms = _SUM.split(row.label)
+        if len(terms) < 3:
+            out.append(row)
+            continue
+        parts = [row.model_copy(update={"name": f"{row.name}{n}", "label": label})
+                 for n, label in enumerate(terms[::2], 1)]
+        signs = ["+", *terms[1::2]]
+        formula = re.sub(rf"\b{row.name}(_(?:19|20)\d\d)?\b", lambda m: "(" + " ".join(
+            f"{sign} {p.name}{m.group(1) or ''}" for sign, p in zip(signs, parts)).lstrip("+ ") + ")", formula)
+        out += parts
+    return formula, out
 
 
 def _named_apart(formula: str, rows: list[RowReply]) -> tuple[str, dict[str, RowReply]]:

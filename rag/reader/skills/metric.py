@@ -48,7 +48,7 @@ from rag.reader.wording import RULES
 from rag.records import StatementFrame
 from rag.text import plain_number
 
-REPLY_TOKENS = 230  # the longest reply the schema allows, at 3 characters a token
+REPLY_TOKENS = 250  # the longest reply the schema allows, at 3 characters a token
 _TIMES_100 = re.compile(r"\s*\*\s*100(?:\.0*)?(?![\d.])|(?<![\d.])100(?:\.0*)?\s*\*\s*")
 _METRIC_WORDS = {w for name, c in GLOSSARY.items() for w in (normal(name), *map(normal, c.said))}
 MIN_ROW_CHARS = 6  # a shorter label ("Total", "Other") names no figure
