@@ -147,13 +147,21 @@ class Workspace:
         def load() -> None:
             try:
                 self.retriever.warm()
-                _ = self.llm
+                self._first_call()
             except Exception:  # noqa: BLE001 - the first question loads it again and shows the error
                 logging.getLogger("rag").exception("warm-up failed")
 
         thread = threading.Thread(target=load, name="warm-up", daemon=True)
         thread.start()
         return thread
+
+    def _first_call(self) -> None:
+        """The local model loaded and asked for one token: its first call reads its weights into memory (some
+        seconds), which the first question would otherwise wait for. A remote model is not called."""
+        from rag.models.llm import LocalLlamaCpp
+
+        if isinstance(llm := self.llm, LocalLlamaCpp):
+            llm.complete("Hello", max_tokens=1)
 
     @property
     def llm_name(self) -> str:

@@ -53,3 +53,24 @@ def test_a_model_set_while_the_warm_up_loads_is_kept(tmp_path, embed_model, monk
     release.set()
     thread.join(10)
     assert ws.llm == "chosen"
+
+
+def test_warm_up_asks_the_local_model_for_one_token_and_never_calls_a_remote_one(tmp_path, embed_model, monkeypatch):
+    """The local model's first call reads its weights into memory: the warm-up makes it, not the first question.
+    The models are stand-ins that record their calls (control flow only)."""
+    calls = []
+
+    class Local(rag.models.llm.LocalLlamaCpp):
+        def complete(self, prompt, formatted=False, **kwargs):
+            calls.append(kwargs)
+
+    class Remote:
+        def complete(self, prompt, **kwargs):
+            calls.append("remote")
+
+    for model, expected in ((Local.model_construct(), [{"max_tokens": 1}]), (Remote(), [])):
+        calls.clear()
+        monkeypatch.setattr(rag.models.llm, "make_llm", lambda settings, progress=None, m=model: m)
+        ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
+        ws.warm_up().join(30)
+        assert calls == expected

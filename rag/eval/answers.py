@@ -50,6 +50,7 @@ def evaluate_answers(
     if mode == "text-only":  # build the baseline's index first, so no question's latency pays for it
         plain_index(ws).prepare(list(doc_ids.values()))
     done = _load(rows_path)
+    ws.warm_up().join()  # as the app does at start: no question's seconds pay for loading the model
     bar = tqdm(questions, desc=f"eval {mode}", unit="q", disable=None)
     for n, q in enumerate(bar):
         if n not in done:
