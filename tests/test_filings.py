@@ -13,7 +13,7 @@ import pytest
 from conftest import EVAL, PDFS, frames_of, local_settings, pages_of
 from scripted_llm import ScriptedLLM
 
-from rag.agent.events import Computation
+from rag.agent.events import Computation, HopEnd, Scoped
 from rag.agent.run import run_question
 from rag.reader.filings import Filing, choose, filing_of, named_by
 from rag.workspace import Workspace
@@ -94,6 +94,8 @@ def asked(ws, question: str, tmp_path, replies=()):
     events: list = []
     llm = ScriptedLLM(replies=list(replies))
     result = run_question(ws, llm, question, trace_dir=tmp_path, on_event=events.append)
+    asked.scoped = [e for e in events if isinstance(e, Scoped)]
+    asked.hits = [h for e in events if isinstance(e, HopEnd) for h in e.hits]
     return result, [e for e in events if isinstance(e, Computation)], llm
 
 
@@ -107,7 +109,22 @@ def test_a_metric_question_naming_one_company_is_answered_from_its_filing(librar
     assert not llm.prompts and result.skill == "metric"
     assert result.answer.startswith("5.43% = "), result.answer  # (305,826 + 62,283) / 6,779,511
     assert {c.file for c in result.citations} == {NETFLIX.name}
-    assert f"from {NETFLIX.name}: Netflix, Inc.'s filing of FY2015, the company the question names" in computed.result
+    [scoped] = asked.scoped
+    assert scoped.file == NETFLIX.name and scoped.headline().startswith(
+        f"Searching one filing: from {NETFLIX.name}: Netflix, Inc.'s filing of FY2015, the company the question names")
+
+
+def test_a_question_naming_a_company_reads_only_its_filings_pages(library, tmp_path):
+    """Not a metric: the pages read are the company's filing's, found before any search across the others."""
+    def page(prompt):
+        found = "Issaquah" in prompt
+        return json.dumps({"found": found, "answer": "Issaquah, Washington" if found else ""})
+
+    result, _, _ = asked(library, "In which city are Costco's executive offices?", tmp_path, [page] * 3)
+    assert [s.file for s in asked.scoped] == [COSTCO.name] and {h.fragment.file for h in asked.hits} == {COSTCO.name}
+    assert result.short_answer == "Issaquah, Washington" and {c.file for c in result.citations} == {COSTCO.name}
+    asked(library, "In which city are the executive offices?", tmp_path, [page] * 3)
+    assert not asked.scoped and len({h.fragment.file for h in asked.hits}) > 1, "no company named: all are searched"
 
 
 def test_a_question_naming_no_company_is_answered_from_the_best_hits_filing_and_says_which_it_found(library, tmp_path):

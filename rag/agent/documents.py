@@ -28,6 +28,15 @@ class SearchedDocuments:
         self.store = store
         self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
 
+    def filing_named(self, text: str) -> Choice | None:
+        """Of several searched filings, the one of the company (and the form and fiscal year) the question
+        `text` names, by the names each filing prints; None when it names no company's, or one document is
+        searched."""
+        if len(self.docs) < 2:
+            return None
+        choice, named = choose([_filing(self.store, d.doc_id, d.version, d.file) for d in self.docs], text, [])
+        return choice if named and choice.doc_id else None
+
     def named(self, question: Question) -> list[PageRef]:
         return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
                 for p in question.pages for d in self.docs if p == LAST_PAGE or 1 <= p <= d.pages]

@@ -20,7 +20,7 @@ from rag.records import MODALITY_NAMES, Citation, Hit
 Style = Literal["step", "note", "thought", "info", "warning"]
 EventKind = Literal[
     "run_start", "hop_start", "hop_end", "llm", "thought", "paraphrase", "stop", "compute", "error", "answer",
-    "waiting", "read", "draft", "plan", "route",
+    "waiting", "read", "draft", "plan", "route", "scope",
 ]
 
 
@@ -147,6 +147,20 @@ class Stop(HopEvent):
 
     def headline(self) -> str:
         return f"Stopped searching: {self.reason.replace('_', ' ')}" + (f" ({self.detail[:120]})" if self.detail else "")
+
+
+class Scoped(HopEvent):
+    """Of several searched documents, the one the question is answered from: the filing of the company (and the
+    form and fiscal year) it names, found by the names each filing prints (rag/reader/filings.py)."""
+
+    kind: EventKind = "scope"
+    file: str
+    why: str
+
+    style: ClassVar[Style] = "step"
+
+    def headline(self) -> str:
+        return f"Searching one filing: {self.why}"
 
 
 class Routed(HopEvent):

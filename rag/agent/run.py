@@ -28,6 +28,7 @@ from rag.agent.events import (
     LLMCall,
     Planned,
     RunStart,
+    Scoped,
     Stop,
     Waiting,
 )
@@ -142,8 +143,13 @@ async def stream_answer(
             yield event
         return
     history = (await memory.aget()) if memory is not None else []
+    searched = SearchedDocuments(workspace.store, doc_ids)
+    if filing := searched.filing_named(question):  # the company's filing, before any search across the others
+        doc_ids = state.doc_ids = [filing.doc_id]
+        searched = SearchedDocuments(workspace.store, doc_ids)
+        yield recorder.record(Scoped(run_id=state.run_id, file=searched.docs[0].file, why=filing.why))
     agent = DocAgent(for_run(llm, control), state, strategy, strategy.searcher(workspace, doc_ids, state.question.pages),
-                     SearchedDocuments(workspace.store, doc_ids), similarity(workspace.embed_model), history=history)
+                     searched, similarity(workspace.embed_model), history=history)
     run = Relayed(agent.run(), control, recorder, settings.timeout_s)
     async for event in run.events(model_load(llm)):
         yield event
