@@ -132,7 +132,7 @@ async def stream_answer(
     baseline); `control` stops the run and hears its place in the embedded model's queue (as Waiting events)."""
     control, settings = control or RunControl(), workspace.settings.agent
     state = RunState(question=understand(question), settings=settings, reader=workspace.settings.reader,
-                     doc_ids=doc_ids, many_files=len(doc_ids or workspace.store.documents()) > 1)
+                     doc_ids=doc_ids)
     recorder = RunRecorder(state, trace_dir)
     yield recorder.record(RunStart(question=question, model=model_name, hop=0,
                                    settings={"mode": strategy.name, **workspace.settings.for_trace()}))

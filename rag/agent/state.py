@@ -28,7 +28,6 @@ class RunState:
     run_id: str = field(default_factory=new_run_id)
     started: float = field(default_factory=time.time)
     doc_ids: list[str] | None = None
-    many_files: bool = False
     hops: int = 0
     hop_hits: list[list[Hit]] = field(default_factory=list)
     seen: dict[str, Hit] = field(default_factory=dict)
