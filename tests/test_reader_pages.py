@@ -351,11 +351,13 @@ def test_a_page_begun_late_in_a_question_is_read_as_what_fits_the_time_left(monk
     reader = PageReader(question, settings, Page(), None, count, JsonReplies(model))
     assert reader.window(0.0) == settings.page_tokens and reader.window(30.0) == 600
     assert reader.window(45.0) == reader.window(70.0) == MIN_WINDOW
-    for spent in (0.0, 45.0):
+    for spent in (0.0, 45.0, 35.0):
         asyncio.run(reader.read(PageRef(doc_id="d", file="c.pdf", page=36, score=1.0), spent=spent))
-    whole, late = given
+    whole, late, later_than_most = given
     assert count(text) <= settings.page_tokens * 1.5 and text.splitlines()[5] in whole
     assert count(late) < MIN_WINDOW * 1.3 < count(text) and "Total revenue" in late
+    assert reader.window(35.0) == 450 < count(text) <= 450 * 1.5  # read whole once, as a page up to a half longer
+    assert count(later_than_most) < 450 * 1.1, "the time left bounds it: not read whole"
 
 
 def test_the_reading_speed_is_not_taken_from_a_page_read_again_from_memory():

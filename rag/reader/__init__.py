@@ -111,8 +111,9 @@ class PageReader:
     async def read(self, page: PageRef, spent: float = 0.0) -> Reading:
         """The page's best lines read by the first skill that applies, and checked; `spent`: the question's
         seconds so far."""
-        q, whole = self.question, self._text(page)
-        text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, self.window(spent))
+        q, whole, window = self.question, self._text(page), self.window(spent)
+        late = window < self.settings.page_tokens  # the time left bounds it: no page read whole beyond it
+        text = best_lines(whole, q.text, q.terms, self.similarity, self.count_tokens, window, 1.0 if late else WHOLE)
         view, tokens = PageView(ref=page, text=text, whole=whole), self.count_tokens(text)
         start, skill, model = time.time(), self.skills[0], Recorded(self.model, page=page.page)
         by = skill.name

@@ -49,9 +49,9 @@ def candidates(named: list[PageRef], hits: list[Hit], read: set[tuple[str, int]]
 
 
 def best_lines(text: str, question: str, terms: list[str], similarity: Similarity | None,
-               count_tokens: Callable[[str], int], budget: int) -> str:
-    """The page whole when it fits the budget (or a half more), else its best lines within the budget."""
-    if count_tokens(text) <= budget * WHOLE:
+               count_tokens: Callable[[str], int], budget: int, whole: float = WHOLE) -> str:
+    """The page whole when it fits the budget (or `whole` times it), else its best lines within the budget."""
+    if count_tokens(text) <= budget * whole:
         return text
     lines = [ln for ln in text.splitlines() if ln.strip()]
     scores = rank_lines(lines, question, terms, similarity)
