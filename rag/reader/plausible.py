@@ -50,7 +50,7 @@ def kind_of(text: str, formula: str = "") -> Kind | None:
     words = normal(text)
     if RULES["growth_or_cagr"].search(words):
         return "growth"
-    if RULES["share_of"].search(words):
+    if RULES["margin"].search(words):
         return "share"
     return "positive" if RULES["turnover_days"].search(words) and not RULES["cycle"].search(words) else None
 

@@ -201,7 +201,7 @@ RULES: dict[str, Rule] = {
     "growth_or_cagr": _rule(r"\b(?:growth|grows?|grew|cagr|changes?|changed|increases?|increased|decreases?|decreased|"
                             r"year over year|yoy)\b", "a growth, for its range", "fees year over year",
                             "fees this year", **_N),
-    "share_of": _rule(r"\bmargins?\b", "a margin: a share of revenue", "the pretax margin", "the markup on cost", **_N),
+    "margin": _rule(r"\bmargins?\b", "a margin: a share of revenue", "the pretax margin", "the markup on cost", **_N),
     "percent_of": _rule(r"\b(?:percentage|percent|(?<!per )(?:share|portion|proportion|fraction)) of\b",
                         "one figure as a part of another (a share only of the widest wholes)",
                         "rent as a share of fees", "fees per share of stock", **_N),
