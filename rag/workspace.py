@@ -25,6 +25,10 @@ from rag.retrieve import Retriever
 from rag.settings import Settings
 from rag.store import Store
 from rag.timing import timed
+
+# A page's worth of text (about 600 tokens) whose reading the warm-up times: the model's speed on a page
+SPEED_PROBE = "\n".join(f"Line {n}: in year {2000 + n} the output of plant {n % 7} rose by {n % 9}.{n % 5} percent, "
+                         f"to {n * 37 % 1000:,} units." for n in range(24))
 from rag.trace import redact
 
 _LOG = logging.getLogger("rag.ingest")
@@ -157,11 +161,17 @@ class Workspace:
 
     def _first_call(self) -> None:
         """The local model loaded and asked for one token: its first call reads its weights into memory (some
-        seconds), which the first question would otherwise wait for. A remote model is not called."""
+        seconds), which the first question would otherwise wait for. Then its speed on a page's worth of text,
+        so that the first page read is sized by this machine's speed, not a guess. A remote model is not called."""
         from rag.models.llm import LocalLlamaCpp
+        from rag.reader import SPEED
 
-        if isinstance(llm := self.llm, LocalLlamaCpp):
-            llm.complete("Hello", max_tokens=1)
+        if not isinstance(llm := self.llm, LocalLlamaCpp):
+            return
+        llm.complete("Hello", max_tokens=1)
+        start = time.time()
+        llm.complete(SPEED_PROBE, max_tokens=1)
+        SPEED.saw(llm.count_tokens(SPEED_PROBE), time.time() - start)
 
     @property
     def llm_name(self) -> str:

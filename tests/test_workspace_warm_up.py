@@ -56,21 +56,30 @@ def test_a_model_set_while_the_warm_up_loads_is_kept(tmp_path, embed_model, monk
 
 
 def test_warm_up_asks_the_local_model_for_one_token_and_never_calls_a_remote_one(tmp_path, embed_model, monkeypatch):
-    """The local model's first call reads its weights into memory: the warm-up makes it, not the first question.
-    The models are stand-ins that record their calls (control flow only)."""
+    """The local model's first call reads its weights into memory: the warm-up makes it, not the first question;
+    then it times a page's worth of text, the speed the first page read is sized by. The models are stand-ins that
+    record their calls (control flow only)."""
+    from rag import reader
+
     calls = []
+    monkeypatch.setattr(reader, "SPEED", reader.Speed())
 
     class Local(rag.models.llm.LocalLlamaCpp):
         def complete(self, prompt, formatted=False, **kwargs):
             calls.append(kwargs)
+            time.sleep(0.05)
+
+        def count_tokens(self, text):
+            return len(text.split())
 
     class Remote:
         def complete(self, prompt, **kwargs):
             calls.append("remote")
 
-    for model, expected in ((Local.model_construct(), [{"max_tokens": 1}]), (Remote(), [])):
+    for model, expected in ((Local.model_construct(), [{"max_tokens": 1}] * 2), (Remote(), [])):
         calls.clear()
         monkeypatch.setattr(rag.models.llm, "make_llm", lambda settings, progress=None, m=model: m)
         ws = Workspace(local_settings(tmp_path), embed_model=embed_model)
         ws.warm_up().join(30)
         assert calls == expected
+    assert 0 < reader.SPEED.rate < 1e4, "the page's worth of text timed once, as the first read's speed"
