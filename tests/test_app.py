@@ -6,6 +6,7 @@ The chat tests use the scripted LLM only to stay fast; answer quality is the slo
 from __future__ import annotations
 
 import json
+import threading
 from urllib.parse import parse_qs
 
 import pymupdf
@@ -24,6 +25,13 @@ QUESTION = "How do Latinos see their personal finances?"
 PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
 
 
+
+def _warmed() -> threading.Thread:
+    """The warm-up's thread, as if done at once: what a caller joins."""
+    thread = threading.Thread(target=lambda: None)
+    thread.start()
+    return thread
+
 def open_workspace(data_dir, monkeypatch, embed_model):
     """Point the app's cached workspace at a temp store: the same factory the app calls."""
     monkeypatch.setenv("RAG_DATA_DIR", str(data_dir / "data"))
@@ -33,7 +41,7 @@ def open_workspace(data_dir, monkeypatch, embed_model):
     monkeypatch.delenv("CHROMA_HOST", raising=False)
     # The tests here give the app a scripted model: the warm-up must not load the real one meanwhile
     # (tests/test_workspace_warm_up.py and the browser tests check the warm-up itself).
-    monkeypatch.setattr(Workspace, "warm_up", lambda self: None)
+    monkeypatch.setattr(Workspace, "warm_up", lambda self: _warmed())
     workspace.clear()
     live_runs.clear()
     ws = workspace()

@@ -26,6 +26,8 @@ SAMPLES = [
     ev.Stop(reason="no_new_fragments", detail="hop 2 found nothing new"),
     ev.Computation(program="a = 9912\nans = a / 2", result="4956"),
     ev.Routed(path="metric", why="a figure of the statements for a fiscal year, computed by code", skills=["metric"]),
+    ev.Scoped(file="harbor.pdf", why="from harbor.pdf: Harbor General Corporation's filing of FY2031, the company the "
+                                     "question names (by its cover page)"),
     ev.Planned(composition="difference", parts=["How many vans in 2020?", "How many vans in 2019?"], by="code"),
     ev.PageRead(doc_id="d", file="r.pdf", page=3, skill="read_page", found=False, reason="not on the page",
                 said='{"found": false}', tokens=640),
@@ -61,6 +63,7 @@ def test_the_words_carry_what_a_reader_needs():
     assert text["route"] == "Route: metric, a figure of the statements for a fiscal year, computed by code; else read"
     assert text["waiting"] == "Waiting for the model — 2 questions ahead"
     assert text["plan"] == "Plan: the difference of 2 parts, each searched and read on its own"
+    assert text["scope"].startswith("Searching one filing: from harbor.pdf: Harbor General Corporation's filing")
     read = next(e for e in SAMPLES if e.kind == "read")
     assert ev.PageRead.model_validate(read.model_dump()).details()[1].startswith("model said:")
 
