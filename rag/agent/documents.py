@@ -34,8 +34,12 @@ class SearchedDocuments:
         searched."""
         if len(self.docs) < 2:
             return None
-        choice, named = choose([_filing(self.store, d.doc_id, d.version, d.file) for d in self.docs], text, [])
+        choice, named = choose(self.filings(), text, [])
         return choice if named and choice.doc_id else None
+
+    def filings(self) -> list[Filing]:
+        """Each searched document as a company's filing (cached by its version)."""
+        return [_filing(self.store, d.doc_id, d.version, d.file) for d in self.docs]
 
     def named(self, question: Question) -> list[PageRef]:
         return [PageRef(doc_id=d.doc_id, file=d.file, page=d.pages if p == LAST_PAGE else p, score=1.0, named=True)
@@ -64,7 +68,7 @@ class SearchedDocuments:
         if len(self.docs) == 1:
             return self.store.frames(self.docs[0].doc_id)
         ranked = [h.fragment.doc_id for h in hits]
-        choice, named = choose([_filing(self.store, d.doc_id, d.version, d.file) for d in self.docs], asked, ranked)
+        choice, named = choose(self.filings(), asked, ranked)
         if not named and names:
             words = {d.doc_id: _words(self.store, d.doc_id, d.version, d.pages) for d in self.docs}
             naming = [d for d in self.docs if all(printed(n, words[d.doc_id]) for n in names)]
