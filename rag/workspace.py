@@ -162,13 +162,17 @@ class Workspace:
     def _first_call(self) -> None:
         """The local model loaded and asked for one token: its first call reads its weights into memory (some
         seconds), which the first question would otherwise wait for. Then its speed on a page's worth of text,
-        so that the first page read is sized by this machine's speed, not a guess. A remote model is not called."""
+        so that the first page read is sized by this machine's speed, not a guess. A remote model is not called,
+        nor the local one once a question has: on a large store the indexes load first, and a question asked
+        meanwhile would wait behind the timed text."""
         from rag.models.llm import LocalLlamaCpp
         from rag.reader import SPEED
 
-        if not isinstance(llm := self.llm, LocalLlamaCpp):
+        if not isinstance(llm := self.llm, LocalLlamaCpp) or llm.queue.served:
             return
         llm.complete("Hello", max_tokens=1)
+        if llm.queue.served > 1:
+            return
         start = time.time()
         llm.complete(SPEED_PROBE, max_tokens=1)
         SPEED.saw(llm.count_tokens(SPEED_PROBE), time.time() - start)

@@ -83,3 +83,28 @@ def test_warm_up_asks_the_local_model_for_one_token_and_never_calls_a_remote_one
         ws.warm_up().join(30)
         assert calls == expected
     assert 0 < reader.SPEED.rate < 1e4, "the page's worth of text timed once, as the first read's speed"
+
+
+def test_warm_up_makes_no_model_call_once_a_question_has(tmp_path, embed_model, monkeypatch):
+    """On a large store the indexes load first; a question asked meanwhile has the model by the time the warm-up
+    would call it, and must not then wait behind the warm-up's timed text. Stand-in model (control flow only)."""
+    calls = []
+
+    class Local(rag.models.llm.LocalLlamaCpp):
+        def complete(self, prompt, formatted=False, **kwargs):
+            calls.append(prompt)
+
+        def count_tokens(self, text):
+            return len(text.split())
+
+    queue = rag.models.llm.ModelQueue()
+    with queue.turn():
+        pass
+    assert queue.served == 1, "a call given the model is counted"
+    for served, expected in ((0, 2), (1, 0)):
+        calls.clear()
+        model = Local.model_construct()
+        model.queue.served = served  # a question's call given the model before the warm-up's
+        monkeypatch.setattr(rag.models.llm, "make_llm", lambda settings, progress=None, m=model: m)
+        Workspace(local_settings(tmp_path), embed_model=embed_model).warm_up().join(30)
+        assert len(calls) == expected

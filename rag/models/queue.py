@@ -25,6 +25,7 @@ class ModelQueue:
         self._busy = False
         self._arrivals = itertools.count()
         self.serving: RunControl | None = None  # the control of the call the model is decoding
+        self.served = 0  # calls given the model so far
 
     @contextmanager
     def turn(self, control: RunControl | None = None) -> Iterator[None]:
@@ -43,6 +44,7 @@ class ModelQueue:
                 raise
             self._waiting.remove(ticket)
             self._busy, self.serving = True, control
+            self.served += 1
         try:
             yield
         finally:
