@@ -25,12 +25,12 @@ QUESTION = "How do Latinos see their personal finances?"
 PEW_CUT = pages_of(PEW, [4, 5, 10, 19])  # text, charts (p. 1-2) and tables (p. 3-4)
 
 
-
 def _warmed() -> threading.Thread:
     """The warm-up's thread, as if done at once: what a caller joins."""
     thread = threading.Thread(target=lambda: None)
     thread.start()
     return thread
+
 
 def open_workspace(data_dir, monkeypatch, embed_model):
     """Point the app's cached workspace at a temp store: the same factory the app calls."""
