@@ -87,12 +87,14 @@ def test_warm_up_asks_the_local_model_for_one_token_and_never_calls_a_remote_one
 
 def test_warm_up_makes_no_model_call_once_a_question_has(tmp_path, embed_model, monkeypatch):
     """On a large store the indexes load first; a question asked meanwhile has the model by the time the warm-up
-    would call it, and must not then wait behind the warm-up's timed text. Stand-in model (control flow only)."""
-    calls = []
+    would call it, or between its two calls, and must not then wait behind the warm-up's timed text. Stand-in
+    model (control flow only): a question "arrives" as a count of calls the queue gave the model."""
+    calls, asked = [], {"meanwhile": 0}
 
     class Local(rag.models.llm.LocalLlamaCpp):
         def complete(self, prompt, formatted=False, **kwargs):
             calls.append(prompt)
+            self.queue.served += 1 + asked["meanwhile"]
 
         def count_tokens(self, text):
             return len(text.split())
@@ -101,10 +103,10 @@ def test_warm_up_makes_no_model_call_once_a_question_has(tmp_path, embed_model, 
     with queue.turn():
         pass
     assert queue.served == 1, "a call given the model is counted"
-    for served, expected in ((0, 2), (1, 0)):
+    for before, meanwhile, expected in ((0, 0, 2), (1, 0, 0), (0, 1, 1)):
         calls.clear()
         model = Local.model_construct()
-        model.queue.served = served  # a question's call given the model before the warm-up's
+        model.queue.served, asked["meanwhile"] = before, meanwhile
         monkeypatch.setattr(rag.models.llm, "make_llm", lambda settings, progress=None, m=model: m)
         Workspace(local_settings(tmp_path), embed_model=embed_model).warm_up().join(30)
-        assert len(calls) == expected
+        assert len(calls) == expected, (before, meanwhile)

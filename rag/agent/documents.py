@@ -4,6 +4,7 @@ similarity of a page's lines to the question."""
 
 from __future__ import annotations
 
+from copy import copy
 from functools import cache, lru_cache
 
 import numpy as np
@@ -27,6 +28,12 @@ class SearchedDocuments:
     def __init__(self, store, doc_ids: list[str] | None) -> None:
         self.store = store
         self.docs = [d for d in store.documents() if doc_ids is None or d.doc_id in doc_ids]
+
+    def only(self, doc_id: str) -> SearchedDocuments:
+        """These documents narrowed to one (the store's list is not read again)."""
+        narrowed = copy(self)
+        narrowed.docs = [d for d in self.docs if d.doc_id == doc_id]
+        return narrowed
 
     def filing_named(self, text: str) -> Choice | None:
         """Of several searched filings, the one of the company (and the form and fiscal year) the question

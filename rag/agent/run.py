@@ -146,7 +146,7 @@ async def stream_answer(
     searched = SearchedDocuments(workspace.store, doc_ids)
     if filing := searched.filing_named(question):  # the company's filing, before any search across the others
         doc_ids = state.doc_ids = [filing.doc_id]
-        searched = SearchedDocuments(workspace.store, doc_ids)
+        searched = searched.only(filing.doc_id)
         yield recorder.record(Scoped(run_id=state.run_id, file=searched.docs[0].file, why=filing.why))
     agent = DocAgent(for_run(llm, control), state, strategy, strategy.searcher(workspace, doc_ids, state.question.pages),
                      searched, similarity(workspace.embed_model), history=history)

@@ -62,16 +62,14 @@ def document_frames(per_page: list[list[StatementFrame]], texts: dict[int, str],
     frames: list[StatementFrame] = []
     for page in per_page:
         for frame in page:
-            if frame.periods and _continues(frame, frames[-1] if frames else None):
-                last = frames[-1]
-                frames.append(frame.model_copy(update={"title": last.title, "kind": last.kind, "context": last.context}))
+            last = frames[-1] if frames else None
+            if frame.periods and _continues(frame, last):
+                frames.append(_carried(frame, last))
             elif frame.periods:
                 frames.append(frame)
-            elif frames and frames[-1].page >= frame.page - 1 and len(frames[-1].periods) == len(frame.rows[0].values):
-                last = frames[-1]
-                frames.append(frame.model_copy(update={
-                    "title": last.title, "kind": last.kind, "periods": last.periods, "context": last.context,
-                    "scale": frame.scale or last.scale, "currency": frame.currency or last.currency}))
+            elif last and last.page >= frame.page - 1 and len(last.periods) == len(frame.rows[0].values):
+                frames.append(_carried(frame, last, periods=last.periods, scale=frame.scale or last.scale,
+                                       currency=frame.currency or last.currency))
     shift = fiscal_year_shift(" ".join(texts.values()))
     if shift:
         for frame in frames:
@@ -80,6 +78,11 @@ def document_frames(per_page: list[list[StatementFrame]], texts: dict[int, str],
     scales = Counter(f.scale for f in frames if f.kind != "other" and f.scale)
     scale = scales.most_common(1)[0][0] if scales else None
     return frames + [f for n, text in texts.items() for f in sentence_frames(text, n, doc_id, file, scale)]
+
+
+def _carried(frame: StatementFrame, last: StatementFrame, **more) -> StatementFrame:
+    """`frame` as a part of the statement `last` began: its title, kind and context (and `more`)."""
+    return frame.model_copy(update={"title": last.title, "kind": last.kind, "context": last.context, **more})
 
 
 def _continues(frame: StatementFrame, last: StatementFrame | None) -> bool:
