@@ -116,6 +116,9 @@ class ReaderSettings(BaseModel):
     # ranks at the extreme it asks ("which … the most …"), is found by code before the model reads the page
     # (rag/reader/cells.py, rag/reader/ranks.py).
     cells: bool = True
+    # A question of two or three facts (a difference, a sum, a choice by value) planned as parts, each searched
+    # and read, composed by code (rag/reader/plan.py); off, it is read as one fact.
+    plans: bool = True
     # Seconds a question may spend before another page is begun: the next page is read only when the
     # model's measured speed says it ends within the budget (the first page is always read).
     budget_s: float = 30.0

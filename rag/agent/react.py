@@ -115,7 +115,7 @@ class DocAgent(Workflow):
         self.result: Answer | None = None
         self.plan = Plan()
         self.parts_read: list[Solution | None] = []
-        self.route = route(state.question, state.reader.skills, plans=strategy.react)
+        self.route = route(state.question, state.reader.skills, plans=strategy.react and state.reader.plans)
         # over several documents the search's hits choose the filing: a plan that does not come tries them again
         self.on_read = self.route.skills if self.route.then == "read" or len(source.docs) > 1 else []
         self.before = ""  # what a document skill found missing ("no row for …"), said if no page answers
