@@ -183,12 +183,10 @@ class DocAgent(Workflow):
         if self.pages is None:  # the route's document skills come before the first page
             return Consult(skills=self.on_read, hits=state.best_hits(), page=ev.page)
         asked = self.source.pages_numbered(ev.page, state.best_hits()) if ev.page else []
-        queue = candidates(asked + self.source.named(question), state.best_hits(), self.pages.read_keys)
-        if not queue or len(self.pages.read_pages) >= cfg.max_pages:
-            return self.finish(None)
-        if not self.pages.fits(queue[0], time.time() - state.started):
-            return self.finish(None, self.pages.out_of_time())
-        got = await self.read_next(self.pages, queue[0])
+        page, why = self.next_page(self.pages, asked + self.source.named(question), state.best_hits())
+        if page is None:
+            return self.finish(None, why)
+        got = await self.read_next(self.pages, page)
         if got.solution:
             return self.finish(got.solution)
         self.since_search += 1
@@ -219,6 +217,16 @@ class DocAgent(Workflow):
             self.before = got.reason
         return None
 
+    def next_page(self, pages: PageReader, named: list[PageRef], hits: list[Hit]) -> tuple[PageRef | None, str]:
+        """The best page not yet read (the pages named first, then the hits'), or none and why: the question's
+        pages all read, or the next one not read within its time."""
+        queue = candidates(named, hits, pages.read_keys)
+        if not queue or len(pages.read_pages) >= self.state.reader.max_pages:
+            return None, ""
+        if not pages.fits(queue[0], time.time() - self.state.started):
+            return None, pages.out_of_time()
+        return queue[0], ""
+
     async def read_next(self, pages: PageReader, page: PageRef) -> Reading:
         """One page read, announced first ("Reading p. N …") and its events reported."""
         self.stream.emit(Draft(run_id=self.state.run_id, hop=self.state.hops, page=page.page, text=""))
@@ -248,11 +256,10 @@ class DocAgent(Workflow):
         pages = self.reader(question)
         named = self.source.named(state.question) + self.source.named(question)
         earlier = [p for s in self.parts_read if s for p in s.pages]
-        found, most = pages.look_up(earlier + candidates(named, ev.hits, set())), state.reader.max_pages
+        found = pages.look_up(earlier + candidates(named, ev.hits, set()))
         solution = self.reported(found).solution if found else None
-        while solution is None and (queue := candidates(named, ev.hits, pages.read_keys)) \
-                and len(pages.read_pages) < most and pages.fits(queue[0], time.time() - state.started):
-            solution = (await self.read_next(pages, queue[0])).solution
+        while solution is None and (page := self.next_page(pages, named, ev.hits)[0]):
+            solution = (await self.read_next(pages, page)).solution
         self.parts_read.append(solution)
         if ev.index + 1 < len(self.plan.parts):
             return PartHop(index=ev.index + 1)
