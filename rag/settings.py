@@ -84,7 +84,7 @@ class AgentSettings(BaseModel):
     max_question_chars: int = 2000
 
 
-DOCUMENT_SKILLS = ["printed", "outline", "pictures", "colours", "metric", "names"]
+DOCUMENT_SKILLS = ["printed", "outline", "metric", "names"]
 PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page"]
 # A number asked is code's guess from the wording ("how do they rate …" asks words): the free reply is kept
 # when its words stand on the page; the typed reader's schema asked for a figure, so it is checked for one.
@@ -96,11 +96,9 @@ class ReaderSettings(BaseModel):
 
     # Skills besides reading a page (rag/reader/skills), in the order they are tried: "printed" counts or lists
     # the times a phrase is printed, the pages that print it, the web and e-mail addresses; "outline" counts the
-    # document's pages, figures, tables and appendices; "pictures" says what a photo shows is not read;
-    # "colours" lists or counts the words printed in a colour or on a coloured ground;
-    # "metric" computes a figure of the statements (a lookup, ratio, change, average) by a program the model
-    # writes over lookups code does; "names" says at once that no document prints a name the question asks
-    # about. Then the page skill: "read_free", a free reply put in the asked form by code, read the blind set
+    # document's pages, figures, tables and appendices; "metric" computes a figure of the statements (a lookup,
+    # ratio, change, average) by a program the model writes over lookups code does; "names" says at once that no
+    # document prints a name the question asks about. Then the page skill: "read_free", a free reply put in the asked form by code, read the blind set
     # better than the typed "read_page" (always there, last) with the embedded model (docs/results.md, "The
     # general path's floor").
     skills: list[str] = Field(default_factory=lambda: [*DOCUMENT_SKILLS, "read_free"])

@@ -1,6 +1,5 @@
-"""What a page prints in colour, read as data (rag/ingest/colours.py) and answered by code (skills/colours.py):
-on a PDF made here with known inks, grounds, a highlight and a link; on a real brochure's table; and through the
-agent on a real store with a scripted LLM that must not be called."""
+"""What a page prints in colour, read as data (rag/ingest/colours.py) for `python -m rag colours`: on a PDF made
+here with known inks, grounds, a highlight and a link, and on a real brochure's table."""
 
 from __future__ import annotations
 
@@ -9,10 +8,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from conftest import asked_of
 
 from rag.ingest.colours import colour_name, page_colours
-from rag.reader.question import understand
 
 WIDE = Path(__file__).resolve().parents[2] / "shared/eval/wide/pdfs"
 RED, BLUE, ORANGE, YELLOW = (0.75, 0.05, 0.05), (0.0, 0.3, 0.8), (0.95, 0.55, 0.1), (1.0, 1.0, 0.0)
@@ -62,37 +59,8 @@ def test_a_brochures_coloured_row_labels_are_read_each_whole():
     assert runs[:2] == ["Designed durability", "Designed durability (multi-AZ)"], runs
 
 
-def test_the_colour_asked_about_is_the_ink_or_the_ground():
-    cases = {"Which words are printed in red?": ("red", False), "What are the two red words on the cover?": ("red", False),
-             "Which items have a grey background?": ("grey", True), "What is written in the orange box?": ("orange", True),
-             "How many lines are highlighted in yellow?": ("yellow", True)}
-    for asked, (colour, ground) in cases.items():
-        q = understand(asked)
-        assert (q.colour, q.on_ground, q.pictures) == (colour, ground, False), asked
-    for series in ("How many green bars are in the chart?", "What value does the blue line reach in 2019?"):
-        q = understand(series)
-        assert not q.pictures and q.colour is None, "a chart's coloured series: its values are read from the page"
-    black = understand("How many parts with black color does the diagram show?")
-    assert black.pictures and black.colour is None, "black ink is every page's: what is black in a figure is drawn"
-    for plain in ("What share of White adults use the internet?", "How many Black and Hispanic adults own a phone?",
-                  "What does the Green Party propose?", "What colour does the power light glow when it charges?"):
-        q = understand(plain)
-        assert q.colour is None and not q.pictures, plain
 
 
-@pytest.fixture
-def ask(workspace, tmp_path):
-    return asked_of(workspace, tmp_path / "logs", coloured_pdf(), "review.pdf")
-
-
-def test_the_words_in_a_colour_are_listed_counted_or_said_to_be_none(ask):
-    result = ask("What are the first two headings printed in red?")
-    assert result.short_answer == '["Harbour Renewal", "Budget Outlook For The Coming Year"]'
-    assert [c.page for c in result.citations] == [1]
-    assert ask("How many lines are highlighted in yellow on page 1?").short_answer == "1"
-    assert ask("What is written in the orange box?").short_answer == "Approve plan"
-    none = ask("Which words are printed in green?")
-    assert none.short_answer == "Not answerable" and "no words are printed in green" in none.answer
 
 
 def test_the_cli_lists_a_pdfs_coloured_words_and_refuses_a_non_pdf(tmp_path, capsys):
@@ -108,20 +76,3 @@ def test_the_cli_lists_a_pdfs_coloured_words_and_refuses_a_non_pdf(tmp_path, cap
     (tmp_path / "notes.txt").write_text("plain words")
     with pytest.raises(SystemExit, match="not a PDF"):
         main(["colours", str(tmp_path / "notes.txt")])
-
-
-def test_a_question_asked_of_the_coloured_words_goes_to_the_pages_when_some_are_printed():
-    import asyncio
-    from types import SimpleNamespace
-
-    from rag.reader.skills.colours import Colours
-    from rag.records import PageColours
-
-    with pymupdf.open(stream=coloured_pdf()) as doc:
-        colours = (page_colours(doc[0], 1), PageColours(page=2, scanned=True))
-    docs = SimpleNamespace(docs=[SimpleNamespace(doc_id="d", file="review.pdf", pages=2)], colours=lambda _: colours)
-    answer = lambda q: asyncio.run(Colours().answer(understand(q), docs, [], None))  # noqa: E731
-    assert answer("Who wrote the heading printed in red?") is None, "the pages are read: code knows which words"
-    assert answer("Who wrote the note printed in green?").final, "none in green: said at once"
-    scanned = answer("What is written in the green box on page 2?")
-    assert scanned.final and "cannot be read" in scanned.reason, "a scan's colours are not read: not 'none'"

@@ -54,7 +54,7 @@ def test_reading_the_page_is_the_skill_for_every_question():
 def test_a_skill_registers_itself_and_the_settings_switch_and_order_them():
     from rag.reader.skills import SKILLS, document_skills, register
 
-    assert {"outline", "pictures", "metric", "read_page"} <= set(SKILLS), "each skill's file registers it"
+    assert {"printed", "outline", "metric", "names", "read_page"} <= set(SKILLS), "each skill's file registers it"
     assert [s.name for s in document_skills(["metric", "outline"])] == ["metric", "outline"]
     assert document_skills(["read_page"]) == [], "a page skill is not tried before pages are read"
 

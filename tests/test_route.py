@@ -22,8 +22,6 @@ ON = ReaderSettings().skills
 @pytest.mark.parametrize("question, path", [
     ('How many times does "uptime credit" appear in the contract?', "printed"),
     ("How many appendices does the handbook have?", "outline"),
-    ("How many people are shown in the photo on the cover?", "pictures"),
-    ("Which terms are printed in green on page 4?", "colours"),
     ("What was the quick ratio for FY2022?", "metric"),
     ("Who chairs the board of Fernhill Glass Works?", "names"),
     ("How many more ferries did the east pier dock than the west pier?", "plan"),

@@ -1,5 +1,5 @@
 """The searched documents as the run's tools see them: the reader's pages (a named page, a page's text and
-tables), what the document skills ask (statements, outline, colours, the words printed), and the embedder's
+tables), what the document skills ask (statements, outline, the words printed), and the embedder's
 similarity of a page's lines to the question."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from functools import cache, lru_cache
 import numpy as np
 import pymupdf
 
-from rag.ingest.colours import document_colours
 from rag.outline import Outline, outline
 from rag.reader import PageRef, Question
 from rag.reader.definitions import SAID
@@ -18,7 +17,7 @@ from rag.reader.filings import Choice, Chosen, Filing, choose, filing_of
 from rag.reader.lookup import GLOSSARY, normal
 from rag.reader.occurrences import page_texts
 from rag.reader.skills.names import printed, vocabulary
-from rag.records import LAST_PAGE, PageColours, StatementFrame, Table
+from rag.records import LAST_PAGE, StatementFrame, Table
 
 
 class SearchedDocuments:
@@ -89,9 +88,6 @@ class SearchedDocuments:
 
     def outline(self, doc_id: str) -> Outline:
         return outline(self.store, doc_id)
-
-    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
-        return document_colours(self.store.pdf_path(doc_id), doc_id)
 
     def words(self) -> set[str]:
         return set().union(*(_words(self.store, d.doc_id, d.version, d.pages) for d in self.docs))

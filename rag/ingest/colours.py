@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import colorsys
 from collections import Counter
-from functools import lru_cache
 from pathlib import Path
 
 import pymupdf
@@ -84,9 +83,3 @@ def _below(run: tuple, box) -> bool:
     height = box[3] - box[1]
     return -0.5 * height <= box[1] - run[3] < 0.8 * height and box[0] < run[2] and box[2] > run[0]
 
-
-@lru_cache(maxsize=32)
-def document_colours(pdf: Path, doc_id: str) -> tuple[PageColours, ...]:
-    """Every page's coloured words of a stored PDF (cached: a document never changes under its id)."""
-    with pymupdf.open(pdf) as doc:
-        return tuple(page_colours(page, number) for number, page in enumerate(doc, 1))

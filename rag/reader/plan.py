@@ -197,7 +197,7 @@ def checked(question: Question, kind: Composition, reply: PlanReply, said: str =
 def part_question(part: Part) -> Question:
     """A part as the reader reads it: one figure (a comparison's too), never a choice or a list."""
     q = understand(part.question)
-    return q.model_copy(update={"asked": "number", "options": [], "pictures": False})
+    return q.model_copy(update={"asked": "number", "options": []})
 
 
 async def planned(question: Question, model: JsonModel, kind: Composition | None = None) -> Plan:

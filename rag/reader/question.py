@@ -50,9 +50,6 @@ class Question(BaseModel):
     years: list[str] = Field(default_factory=list)
     structural: str | None = Field(None, description="what of the document itself it counts: page, figure, table, …")
     counts: bool = Field(False, description="it counts things (offices, examples, people), not an amount")
-    pictures: bool = Field(False, description="the answer needs what a picture shows, not its words")
-    colour: str | None = Field(None, description="the colour it asks about the words a page prints in")
-    on_ground: bool = Field(False, description="that colour is the words' background (a box, a highlight)")
     printed: Printed | None = Field(None, description="what it counts or lists in the text layer by code")
     decimals: int | None = Field(None, description="decimal places the answer is asked to")
     date_form: str | None = Field(None, description="the form a date is asked in, for strftime: '%Y-%m-%d'")
@@ -68,17 +65,13 @@ def understand(question: str) -> Question:
     asked = asked_type(q)
     structural = RULES["structure"].search(q)
     scale, decimals, task = RULES["scale"].search(q), RULES["decimals"].search(q), _task(q)
-    colour, on_ground = _colour(q)
-    black_ink = colour == "black" and not on_ground  # every page's body: what is black in a figure is drawn
     return Question(
         text=question, task=task, asked=asked, options=choices(q), open=bool(RULES["open"].search(q)) and asked == "text",
         scale=scale.group(1).lower().removesuffix("s") if scale else None,
         pages=named_pages(q), years=list(dict.fromkeys(YEAR.findall(q))),
         structural=_singular(structural.group(1).lower()) if structural else None,
         counts=bool(RULES["counts"].search(q)),
-        pictures=bool(RULES["pictures"].search(q) or black_ink),
-        colour=None if black_ink else colour,
-        on_ground=on_ground, printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
+        printed=printed_asked(q), decimals=spelled_number(decimals.group(1)) if decimals else None,
         date_form=date_form(q),
         terms=list(dict.fromkeys(content_words(q))), names=names(task), proper_names=proper_names(task),
     )
@@ -108,14 +101,6 @@ def _phrase(what: str) -> str | None:
     what = RULES["article"].sub("", what)
     named = any(c.isupper() or c.isdigit() for c in what[1:]) or (what[:1].isupper() and len(what.split()) == 1)
     return what if named and len(what.split()) <= 6 else None
-
-
-def _colour(question: str) -> tuple[str | None, bool]:
-    """The colour asked about, and whether it is the words' ground or their ink."""
-    for pattern, ground in ((RULES["on_ground"], True), (RULES["in_ink"], False)):
-        if match := pattern.search(question):
-            return match.group(match.lastindex).lower().replace("gray", "grey"), ground
-    return None, False
 
 
 def _task(question: str) -> str:

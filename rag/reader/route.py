@@ -3,8 +3,6 @@
     path       what takes it                                              the one file to change
     printed    a phrase's times or pages, the URLs or e-mails printed     rag/reader/skills/printed.py
     outline    a count of the document's pages, figures, tables           rag/reader/skills/outline.py
-    pictures   what a photo or a drawing shows                            rag/reader/skills/pictures.py
-    colours    the words printed in a colour or on a coloured ground      rag/reader/skills/colours.py
     metric     a figure of the statements for a fiscal year               rag/reader/skills/metric.py
     names      a proper name no searched document may print               rag/reader/skills/names.py
     plan       two or three facts and what code makes of them             rag/reader/plan.py
@@ -27,12 +25,10 @@ from rag.reader.plan import Composition, composition
 from rag.reader.question import Question
 from rag.reader.skills import document_skills, page_skills
 
-Path = Literal["printed", "outline", "pictures", "colours", "metric", "names", "plan", "read"]
+Path = Literal["printed", "outline", "metric", "names", "plan", "read"]
 TAKES: dict[str, str] = {
     "printed": "what the text layer prints, counted or listed by code",
     "outline": "a count of the document itself, by code",
-    "pictures": "what a picture shows, which is not read",
-    "colours": "the words printed in a colour, looked up by code",
     "metric": "a figure of the statements for a fiscal year, computed by code",
     "names": "a proper name, refused if no document prints it",
     "plan": "two or three facts, each searched and read, composed by code",

@@ -35,7 +35,6 @@ def _rule(pattern: str, recognises: str, example: str, counter: str, flags: int 
 
 
 _NUM = rf"(\d{{1,5}}|{'|'.join(NUMBERS)})"
-_COLOUR = r"(red|green|blue|yellow|orange|purple|pink|gr[ae]y|black|white|brown)"
 _AS_PRINTED = r"(?:the\s+(?:word|words|term|phrase|name|acronym|string)\s+)?(?P<what>.{1,60}?)"
 _KIND = (r"\b(?:(?P<url>(?:website |web )?(?:urls?|web ?sites?|web addresses|(?:hyper)?links))|"
          r"(?P<email>e-?mails?(?: address(?:es)?| ids?)?))\b")
@@ -110,15 +109,6 @@ RULES: dict[str, Rule] = {
     "name_run": _rule(r"(?<![.?!:;\"“(]\s)(?<!^)\b((?:[A-Z][a-z][\w'’-]*\s+){1,4}[A-Z][a-z][\w'’-]*)",
                       "two capitalised words or more in a row", "Who coached Harbour Rowing Club?",
                       "Who coached the rowing club?", **_0),
-    "pictures": _rule(r"\b(people|persons?|faces?|animals?|cars?|logos?|icons?)\b.{0,40}\b(pictures?|photos?|images?)\b"
-                      r"|\b(pictures?|photos?|images?)\b.{0,40}\b(people|persons?|faces?|animals?)\b",
-                      "what a picture shows", "How many people stand in the cover photo?",
-                      "How many people work at the studio?"),
-    "on_ground": _rule(rf"\b(?:highlighted|shaded) in {_COLOUR}\b|\b{_COLOUR} (?:background|box(?:es)?|highlight)",
-                       "words on a coloured ground", "Which terms are shaded in grey?", "Which terms are in bold?"),
-    "in_ink": _rule(rf"\b(?:colou?red|written|printed) in {_COLOUR}\b|\bwith {_COLOUR} colou?r"
-                    rf"|\b{_COLOUR} (?:colou?r(?:ed)?|words?|texts?|font|letters?)\b",
-                    "words printed in a colour", "List the green words on the map key.", "List the words on the map key."),
     "times": _rule(r"\bhow many times (?:does|do|did|is|are|was|were|has|have)\s+" + _AS_PRINTED +
                    r"\s+(?:been\s+|be\s+)?(?:appear|occur|mention|cite|use|print|written|referenc|repeat|show)\w*\b",
                    "a phrase's times printed", "How many times does the word barley appear?",
@@ -219,14 +209,6 @@ RULES: dict[str, Rule] = {
                   "Which orchard's yield shrank most?", "Which orchard's yield was worst?"),
     "which_who": _rule(r"\b(?:which|who)\b", "an item asked", "Who picked most?", "How many were picked?"),
     # where a skill looks, and what it leaves to a page read (rag/reader/skills, rag/reader/cells.py)
-    "figure_named": _rule(r"\b(?:figures?|fig\.|charts?|diagrams?|graphs?|images?)(?=\b|\d)", "a figure named",
-                          "the red labels in figure 3", "the red labels in the key"),
-    "table_named": _rule(r"\b(?:tables?|slides?|sections?)(?=\b|\d)", "a table, slide or section named",
-                         "the red rows of table 2", "the red rows of the timetable"),
-    "first_n": _rule(r"\b(?:top|first)\s*(\d+|one|two|three|four|five)\b", "the first few asked",
-                     "the first three red words", "the first red word"),
-    "of_them": _rule(r"\b(?:who|whom|whose|when|where|why)\b", "asked of coloured words, not for them",
-                     "Who wrote the quote in blue?", "Which words are in blue?"),
     "part_named": _rule(r"\b(?:sections?|chapters?|appendi(?:x|ces)|figures?|tables?|charts?|images?|pictures?|photos?|"
                         r"diagrams?|graphs?|logos?)\b", "a part the text layer does not bound",
                         "How often does Millbrook appear in chapter two?", "How often does Millbrook appear?"),

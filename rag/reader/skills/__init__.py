@@ -2,8 +2,8 @@
 
 A skill is one file in this package whose class registers itself (`@register`, skills/base.py). A document
 skill answers from the searched documents before any page is read (`printed`: what the text layer prints,
-counted by code; `outline`: the document's own counts;
-`pictures`: what a photo shows is not read; `metric`: a figure of the statements computed by code); a page
+counted by code; `outline`: the document's own counts; `metric`: a figure of the statements computed by code;
+`names`: a proper name no searched document prints); a page
 skill reads one page (`read_page`, which applies to every question and comes last).
 `ReaderSettings.skills` names those switched on, in the order they are tried; each skill's `applies(question)`
 puts it on a question's route (rag/reader/route.py).

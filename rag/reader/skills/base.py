@@ -14,7 +14,7 @@ from rag.models.structured import JsonModel
 from rag.reader.answer import Solution
 from rag.reader.pages import PageRef
 from rag.reader.question import Question
-from rag.records import DocumentInfo, PageColours, StatementFrame
+from rag.records import DocumentInfo, StatementFrame
 
 
 class PageView(BaseModel):
@@ -57,10 +57,6 @@ class Documents(Protocol):
         ...
 
     def outline(self, doc_id: str): ...
-
-    def colours(self, doc_id: str) -> tuple[PageColours, ...]:
-        """Per page, the words the document prints in colour or on a coloured ground (rag/ingest/colours.py)."""
-        ...
 
     def words(self) -> set[str]:
         """The stems the documents print (rag/reader/skills/names.py `vocabulary`)."""
