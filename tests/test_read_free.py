@@ -66,3 +66,10 @@ def test_a_reply_the_page_does_not_hold_fails_its_check_and_no_reply_is_no_answe
     assert read("Who built the pier?", '{"found": false, "answer": ""}').solution is None
     assert read("List the piers.", '{"found": true, "answer": " ; "}').solution is None
     assert "did not parse" in read("Who built the pier?", "the pier was").reason
+
+
+@pytest.mark.parametrize("reply", ['{"found": true, "answer": "}"}', '{"found": true, "answer": ":["}'])
+def test_a_reply_of_punctuation_alone_is_no_answer(reply):
+    got = read("How many trips did the North loop carry?", reply)
+    assert got.solution is None and "no word and no number" in got.reason
+    assert read("How many depots are there?", '{"found": true, "answer": "3"}').solution, "a digit alone is an answer"

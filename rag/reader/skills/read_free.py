@@ -38,6 +38,8 @@ class ReadFree:
             return Read(said=said[:300], reason=f"the reply did not parse ({reply.error})")
         if not reply.value.found or not reply.value.answer.strip():
             return Read(said=said, reason="the page does not hold the answer")
+        if not any(c.isalnum() for c in reply.value.answer):  # a brace or a bracket the reply ran into
+            return Read(said=said, reason="the reply holds no word and no number")
         return _solution(question, view, normalised(reply.value.answer, question), said)
 
 
