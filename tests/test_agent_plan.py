@@ -75,3 +75,17 @@ def test_a_part_not_found_gives_a_partial_answer_and_the_trace_holds_the_plan(as
 def test_a_plan_the_model_cannot_write_leaves_the_one_fact_read(ask):
     result, events, _ = ask([json.dumps({"parts": [QUESTION, QUESTION]}), figure("Hispanic")])
     assert not [e for e in events if isinstance(e, Planned)] and len(result.hops) == 1
+
+
+def test_plans_switched_off_read_the_question_as_one_fact(pew_workspace, tmp_path):
+    """`reader.plans` off (the setting the blind set measured the plan's reach with): no plan is asked for."""
+    reader = pew_workspace.settings.reader
+    pew_workspace.settings.reader = reader.model_copy(update={"plans": False})
+    try:
+        events = []
+        llm = ScriptedLLM(replies=[figure("Hispanic")])
+        result = run_question(pew_workspace, llm, QUESTION, trace_dir=tmp_path, on_event=events.append)
+    finally:
+        pew_workspace.settings.reader = reader
+    assert not [e for e in events if isinstance(e, Planned)] and len(result.hops) == 1
+    assert [c.purpose for c in events if isinstance(c, LLMCall)][:1] == ["read page"]
