@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import colorsys
 from collections import Counter
-from pathlib import Path
 
 import pymupdf
 
