@@ -71,7 +71,6 @@ class PageColours(BaseModel):
 
     page: int = Field(ge=1)
     runs: list[Inked] = Field(default_factory=list)
-    scanned: bool = False
 
 
 class ChartInfo(BaseModel):

@@ -29,10 +29,10 @@ def colour_name(rgb: tuple[float, float, float]) -> str:
 
 
 def page_colours(page: pymupdf.Page, number: int) -> PageColours:
-    """The page's coloured words and words on coloured grounds, top to bottom; a page without words is a scan."""
+    """The page's coloured words and words on coloured grounds, top to bottom."""
     words = page.get_text("words")
     found = _inks(page, number) + _grounds(page, number, words)
-    return PageColours(page=number, runs=sorted(found, key=lambda r: (round(r.bbox[1]), r.bbox[0])), scanned=not words)
+    return PageColours(page=number, runs=sorted(found, key=lambda r: (round(r.bbox[1]), r.bbox[0])))
 
 
 def _inks(page: pymupdf.Page, number: int) -> list[Inked]:
