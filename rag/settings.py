@@ -98,9 +98,9 @@ class ReaderSettings(BaseModel):
     # the times a phrase is printed, the pages that print it, the web and e-mail addresses; "outline" counts the
     # document's pages, figures, tables and appendices; "metric" computes a figure of the statements (a lookup,
     # ratio, change, average) by a program the model writes over lookups code does; "names" says at once that no
-    # document prints a name the question asks about. Then the page skill: "read_free", a free reply put in the asked form by code, read the blind set
-    # better than the typed "read_page" (always there, last) with the embedded model (docs/results.md, "The
-    # general path's floor").
+    # document prints a name the question asks about. Then the page skill: "read_free", a free reply put in the
+    # asked form by code, read the blind set better than the typed "read_page" (always there, last) with the
+    # embedded model (docs/results.md, "The general path's floor").
     skills: list[str] = Field(default_factory=lambda: [*DOCUMENT_SKILLS, "read_free"])
     # Pages read per question at most, best first, until one answers, and how many fail before the ReAct step
     # may search again (while pages remain and the time budget lasts): the plain reader's three.

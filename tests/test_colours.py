@@ -59,10 +59,6 @@ def test_a_brochures_coloured_row_labels_are_read_each_whole():
     assert runs[:2] == ["Designed durability", "Designed durability (multi-AZ)"], runs
 
 
-
-
-
-
 def test_the_cli_lists_a_pdfs_coloured_words_and_refuses_a_non_pdf(tmp_path, capsys):
     from rag.cli import main
 
