@@ -85,10 +85,13 @@ class AgentSettings(BaseModel):
 
 
 DOCUMENT_SKILLS = ["printed", "outline", "metric", "names"]
-PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page"]
+# An answer stands on its page (its year, numbers, words), on a line about what is asked (a figure's line names
+# what the question asks of it; a phrase stands near such a line): a page's "found" on a line about something
+# else was a wrong answer on the blind set, never a right one (docs/results.md, "Answers on a line about …").
+PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page", "number_line", "words_line"]
 # A number asked is code's guess from the wording ("how do they rate …" asks words): the free reply is kept
 # when its words stand on the page; the typed reader's schema asked for a figure, so it is checked for one.
-TYPED_CHECKS = ["has_number", "number_line", "words_line", "in_lines_read"]
+TYPED_CHECKS = ["has_number", "in_lines_read"]
 
 
 class ReaderSettings(BaseModel):
@@ -128,8 +131,8 @@ class ReaderSettings(BaseModel):
     # 35 s, so that a machine of 30 prompt tokens a second answers within 45 s: a page reads slower a token than
     # the warm-up's shorter text it is first sized by, and a reply's tokens come after it.
     answer_s: float = 35.0
-    # The checks that reject an answer (rag/reader/verify.py CHECKS): that it stands on its page (its year,
-    # numbers, words). Those of the line it stands on and of a figure asked are the typed reader's (TYPED_CHECKS).
+    # The checks that reject an answer (rag/reader/verify.py CHECKS): that it stands on its page and on a line
+    # about what is asked. Those of a figure asked and of the lines read are the typed reader's (TYPED_CHECKS).
     # Every page read records the verdict of all of them.
     checks: list[str] = Field(default_factory=lambda: list(PAGE_CHECKS))
 

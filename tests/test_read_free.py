@@ -14,6 +14,7 @@ from rag.reader.pages import PageRef
 from rag.reader.question import understand
 from rag.reader.skills.base import PageView
 from rag.reader.skills.read_free import FreeReply, ReadFree
+from rag.settings import ReaderSettings
 
 PAGE = """Harbour Ferries annual review 2023
 Ridership by route (thousands of trips)
@@ -73,3 +74,20 @@ def test_a_reply_of_punctuation_alone_is_no_answer(reply):
     got = read("How many trips did the North loop carry?", reply)
     assert got.solution is None and "no word and no number" in got.reason
     assert read("How many depots are there?", '{"found": true, "answer": "3"}').solution, "a digit alone is an answer"
+
+
+@pytest.mark.parametrize("question, reply, check", [
+    ("How many ferries does the company own?", "906", "number_line"),
+    ("Who opened the new pier?", "North loop", "words_line"),
+])
+def test_a_reply_on_a_line_about_something_else_is_refused_by_default(question, reply, check):
+    got = read(question, f'{{"found": true, "answer": "{reply}"}}')
+    assert check in got.failed and check in ReaderSettings().checks
+
+
+@pytest.mark.parametrize("question, reply", [
+    ("How many trips did the Island shuttle carry?", "906"),
+    ("Who opened the new pier?", "Dr. Amara Osei"),
+])
+def test_a_reply_on_a_line_about_what_is_asked_passes_every_check(question, reply):
+    assert not read(question, f'{{"found": true, "answer": "{reply}"}}').failed
