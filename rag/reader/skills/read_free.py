@@ -54,7 +54,8 @@ def _solution(question: Question, view: PageView, answer: str | list[str], said:
                                                                 pages=[view.ref]))
     value = in_asked_column(as_printed(answer, page), page, question.years) if asked == "number" else answer
     checked = "text" if asked == "yes_no" else asked  # a Yes/No stands by the page's words, not by a quoted line
-    failed = {} if value in ("Yes", "No") else verdicts(value, "", page, checked, question.terms, question.years, view.text)
+    failed = {} if value in ("Yes", "No") else verdicts(value, "", page, checked, question.terms, question.years,
+                                                                view.text, question.counts)
     shown, short = valued(value, page, question) if asked == "number" or question.date_form else (value, "")
     return Read(said=said, failed=failed, solution=Solution(skill=ReadFree.name, asked=asked, value=shown,
                                                             short_value=short, line=value, pages=[view.ref]))
