@@ -85,9 +85,10 @@ class AgentSettings(BaseModel):
 
 
 DOCUMENT_SKILLS = ["printed", "outline", "metric", "names"]
-# An answer stands on its page (its year, numbers, words), on a line about what is asked (a figure's line names
-# what the question asks of it; a phrase stands near such a line): a page's "found" on a line about something
-# else was a wrong answer on the blind set, never a right one (docs/results.md, "Answers on a line about …").
+# An answer stands on its page (its year, numbers, words) and on a line about what is asked (a figure's line names
+# what the question asks of it, a count excepted; a phrase stands near such a line): on the blind set and dev a
+# page's "found" on a line about something else was a wrong answer, never a right one (docs/results.md,
+# "Answers on a line about what is asked").
 PAGE_CHECKS = ["year_on_page", "decisive_line", "values_on_page", "words_on_page", "number_line", "words_line"]
 # A number asked is code's guess from the wording ("how do they rate …" asks words): the free reply is kept
 # when its words stand on the page; the typed reader's schema asked for a figure, so it is checked for one.

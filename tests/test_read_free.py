@@ -77,7 +77,7 @@ def test_a_reply_of_punctuation_alone_is_no_answer(reply):
 
 
 @pytest.mark.parametrize("question, reply, check", [
-    ("How many ferries does the company own?", "906", "number_line"),
+    ("What was the ticket price in 2023?", "906", "number_line"),
     ("Who opened the new pier?", "North loop", "words_line"),
 ])
 def test_a_reply_on_a_line_about_something_else_is_refused_by_default(question, reply, check):
@@ -91,3 +91,8 @@ def test_a_reply_on_a_line_about_something_else_is_refused_by_default(question, 
 ])
 def test_a_reply_on_a_line_about_what_is_asked_passes_every_check(question, reply):
     assert not read(question, f'{{"found": true, "answer": "{reply}"}}').failed
+
+
+def test_a_count_is_the_readers_tally_and_needs_no_line_that_prints_it():
+    assert "number_line" not in read("How many ferries does the company own?", '{"found": true, "answer": "906"}').failed
+    assert "number_line" in read("What was the ticket price in 2023?", '{"found": true, "answer": "906"}').failed
