@@ -95,4 +95,3 @@ def test_a_reply_on_a_line_about_what_is_asked_passes_every_check(question, repl
 
 def test_a_count_is_the_readers_tally_and_needs_no_line_that_prints_it():
     assert "number_line" not in read("How many ferries does the company own?", '{"found": true, "answer": "906"}').failed
-    assert "number_line" in read("What was the ticket price in 2023?", '{"found": true, "answer": "906"}').failed
