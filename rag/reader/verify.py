@@ -45,14 +45,15 @@ def on_a_line_asked_about(answer: str, page: str, terms: list[str]) -> bool:
 
 
 def near_a_line_asked_about(answer: str, page: str, terms: list[str]) -> bool:
-    """The line holding most of the answer's words, or a line next to it (its heading), names something the
-    question asks about."""
+    """A line holding most of the answer's words (any of those that hold as many), or a line next to it (its
+    heading), names something the question asks about."""
     lines, asked = _asked_lines(page, terms)
     words = set(content_words(answer))
     if not asked or not words or not lines:
         return True
-    at = max(range(len(lines)), key=lambda n: len(lines[n][1] & words))
-    return not lines[at][1] & words or any(asked & near for _, near in lines[max(0, at - 1) : at + 2])
+    most = max(len(held & words) for _, held in lines)
+    holding = [n for n, (_, held) in enumerate(lines) if len(held & words) == most]
+    return not most or any(asked & near for at in holding for _, near in lines[max(0, at - 1) : at + 2])
 
 
 def words_on_page(answer: str, page: str) -> bool:
