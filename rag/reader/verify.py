@@ -51,9 +51,10 @@ def near_a_line_asked_about(answer: str, page: str, terms: list[str]) -> bool:
     words = set(content_words(answer))
     if not asked or not words or not lines:
         return True
-    most = max(len(held & words) for _, held in lines)
-    holding = [n for n, (_, held) in enumerate(lines) if len(held & words) == most]
-    return not most or any(asked & near for at in holding for _, near in lines[max(0, at - 1) : at + 2])
+    shared = [len(held & words) for _, held in lines]
+    most = max(shared)
+    return not most or any(asked & near for at, n in enumerate(shared) if n == most
+                           for _, near in lines[max(0, at - 1) : at + 2])
 
 
 def words_on_page(answer: str, page: str) -> bool:
